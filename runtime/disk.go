@@ -2,8 +2,17 @@ package runtime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
 )
 
 // DefaultMaxFileSize is the default limit on the size of content returned by
@@ -23,7 +32,8 @@ type DiskOptions struct {
 // Each root is opened once as an [os.Root]. A path is first matched to the
 // root that contains it, component by component (never by string prefix),
 // and the remainder is then resolved by os.Root, which refuses any symlink
-// or ".." that leads out of the root at the time of the operation.
+// or ".." that leads out of the root at the time of the operation, so there
+// is no window between a check and the open.
 type Disk struct {
 	roots []*diskRoot
 	max   int64
@@ -31,15 +41,77 @@ type Disk struct {
 
 var _ FS = (*Disk)(nil)
 
+type diskRoot struct {
+	path string // absolute, clean, as configured
+	real string // the same with symlinks resolved; may equal path
+	root *os.Root
+}
+
 // OpenDisk opens a Disk confined to roots, which must be existing
 // directories. Each is made absolute and cleaned; a root reached through a
-// symlink is also known by its real path.
+// symlink is also known by its real path. An empty list gives a Disk that
+// refuses every path.
 func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
-	return nil, errors.ErrUnsupported
+	d := &Disk{max: opts.MaxFileSize}
+	if d.max <= 0 {
+		d.max = DefaultMaxFileSize
+	}
+	for _, p := range roots {
+		if err := checkRootArg(p); err != nil {
+			d.Close()
+			return nil, &fs.PathError{Op: "open root", Path: p, Err: err}
+		}
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			d.Close()
+			return nil, &fs.PathError{Op: "open root", Path: p, Err: err}
+		}
+		if err := d.add(abs, func() (*os.Root, error) { return os.OpenRoot(abs) }); err != nil {
+			d.Close()
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+func checkRootArg(p string) error {
+	if p == "" {
+		return invalid{errEmptyPath}
+	}
+	if slices.Contains([]byte(p), 0) {
+		return invalid{errNULInPath}
+	}
+	return nil
+}
+
+// add opens a root at abs (absolute, clean) with open and records it,
+// skipping a duplicate.
+func (d *Disk) add(abs string, open func() (*os.Root, error)) error {
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return &fs.PathError{Op: "open root", Path: abs, Err: unwrapPathError(err)}
+	}
+	for _, r := range d.roots {
+		if r.path == abs || r.real == real {
+			return nil
+		}
+	}
+	r, err := open()
+	if err != nil {
+		return &fs.PathError{Op: "open root", Path: abs, Err: unwrapPathError(err)}
+	}
+	d.roots = append(d.roots, &diskRoot{path: abs, real: real, root: r})
+	return nil
 }
 
 // Roots returns the root directories, absolute and clean, in the order given.
-func (d *Disk) Roots() []string { return nil }
+func (d *Disk) Roots() []string {
+	out := make([]string, len(d.roots))
+	for i, r := range d.roots {
+		out[i] = r.path
+	}
+	return out
+}
 
 // MaxFileSize returns the size limit in force.
 func (d *Disk) MaxFileSize() int64 { return d.max }
@@ -47,31 +119,373 @@ func (d *Disk) MaxFileSize() int64 { return d.max }
 // Narrow returns a Disk confined to those of dirs that lie inside d's roots,
 // plus those of d's roots that lie inside one of dirs: roots can only
 // shrink. Each new root is opened through the existing one, so a symlink
-// cannot widen it. A dir outside every root is dropped. The result shares
-// nothing that Close on d would release, and must be closed itself.
-func (d *Disk) Narrow(dirs []string) (*Disk, error) { return nil, errors.ErrUnsupported }
+// cannot widen it. A dir outside every root, or missing, is dropped. The
+// result shares nothing with d and must be closed itself.
+func (d *Disk) Narrow(dirs []string) (*Disk, error) {
+	n := &Disk{max: d.max}
+	for _, dir := range dirs {
+		if checkRootArg(dir) != nil || !filepath.IsAbs(dir) {
+			continue
+		}
+		dir = filepath.Clean(dir)
+		for _, r := range d.roots {
+			if _, ok := within(dir, r.path); ok {
+				// The whole configured root is inside the client's.
+				if err := n.add(r.path, func() (*os.Root, error) { return r.root.OpenRoot(".") }); err != nil {
+					n.Close()
+					return nil, err
+				}
+				continue
+			}
+			rel, ok := r.rel(dir)
+			if !ok {
+				continue
+			}
+			if err := n.add(dir, func() (*os.Root, error) { return r.root.OpenRoot(rel) }); err != nil {
+				if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrOutsideRoots) || isEscape(err) {
+					continue
+				}
+				n.Close()
+				return nil, err
+			}
+		}
+	}
+	return n, nil
+}
+
+// rel returns p relative to r, matching either of r's names.
+func (r *diskRoot) rel(p string) (string, bool) {
+	if rel, ok := within(r.path, p); ok {
+		return rel, true
+	}
+	if r.real != r.path {
+		return within(r.real, p)
+	}
+	return "", false
+}
+
+// locate finds the root that holds path, preferring the deepest.
+func (d *Disk) locate(path string) (*diskRoot, string, error) {
+	if err := checkPath(path); err != nil {
+		return nil, "", err
+	}
+	var best *diskRoot
+	var bestRel string
+	for _, r := range d.roots {
+		rel, ok := r.rel(path)
+		if ok && (best == nil || len(rel) < len(bestRel)) {
+			best, bestRel = r, rel
+		}
+	}
+	if best == nil {
+		return nil, "", d.outside()
+	}
+	return best, bestRel, nil
+}
+
+func (d *Disk) outside() error { return &OutsideRootsError{Roots: d.Roots()} }
 
 // Check reports whether path lies inside the roots, following symlinks that
 // exist on disk now. It returns nil for a path that does not exist yet but
 // whose nearest existing ancestor is inside. It is for routes that do not go
 // through Disk (the editor), which must not be sent a path outside the roots.
-func (d *Disk) Check(path string) error { return errors.ErrUnsupported }
-
-// ReadTextFile implements [FS].
-func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
-	return "", errors.ErrUnsupported
+func (d *Disk) Check(path string) error {
+	r, rel, err := d.locate(path)
+	if err != nil {
+		return &fs.PathError{Op: "check", Path: path, Err: err}
+	}
+	// Walk up to the nearest existing ancestor; Stat follows symlinks
+	// and fails if one leads out of the root.
+	for p := rel; ; p = filepath.Dir(p) {
+		_, err := r.root.Stat(p)
+		if err == nil || p == "." {
+			return d.mapErr("check", path, err)
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return d.mapErr("check", path, err)
+		}
+	}
 }
 
-// WriteTextFile implements [FS].
+// ReadTextFile implements [FS]. It streams: a line range reads only as far
+// as its last line and holds only the lines it returns.
+func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	r, rel, err := d.locate(path)
+	if err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	// O_NONBLOCK: opening a FIFO must not wait for a writer. It has no
+	// effect on the regular files that are read below.
+	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return "", d.mapErr("read", path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return "", d.mapErr("read", path, err)
+	}
+	if err := regular(info); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	whole := line <= 1 && limit <= 0
+	if whole && info.Size() > d.max {
+		return "", &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: info.Size(), Limit: d.max, Read: true}}
+	}
+	text, err := readLines(ctxReader{ctx, f}, line, limit, d.max)
+	if err != nil {
+		return "", d.mapErr("read", path, err)
+	}
+	return text, nil
+}
+
+// regular refuses anything that is not a regular file, naming what it is.
+func regular(info fs.FileInfo) error {
+	m := info.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	kind := "special file"
+	switch {
+	case m.IsDir():
+		kind = "directory"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "named pipe (FIFO)"
+	case m&fs.ModeSocket != 0:
+		kind = "socket"
+	case m&fs.ModeDevice != 0:
+		kind = "device"
+	case m&fs.ModeSymlink != 0:
+		kind = "symbolic link"
+	}
+	return fmt.Errorf("%w: it is a %s", ErrNotRegular, kind)
+}
+
+// ctxReader stops a long read when its context is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// WriteTextFile implements [FS]. It creates the file and its missing parent
+// directories, and replaces the file atomically: the content goes to a
+// temporary file in the same directory, which is synced and renamed over
+// the target. A crash leaves the old or the new content, never a mix. An
+// existing file keeps its permission bits. A symlink is followed to its
+// target when that stays inside the root; the link itself is kept.
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
-	return errors.ErrUnsupported
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	r, rel, err := d.locate(path)
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if int64(len(content)) > d.max {
+		return &fs.PathError{Op: "write", Path: path, Err: &TooLargeError{Size: int64(len(content)), Limit: d.max}}
+	}
+	if err := checkText(content); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if rel == "." {
+		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w: it is a directory (a root)", ErrNotRegular)}
+	}
+	target, err := r.resolveLinks(rel)
+	if err != nil {
+		return d.mapErr("write", path, err)
+	}
+	if err := atomicWrite(ctx, r.root, target, content); err != nil {
+		return d.mapErr("write", path, err)
+	}
+	return nil
+}
+
+// checkText refuses content that is not text by the same rule reads use.
+func checkText(s string) error {
+	head := s[:min(len(s), sniffLen)]
+	for i := 0; i < len(head); i++ {
+		if head[i] == 0 {
+			return ErrBinary
+		}
+	}
+	if !validUTF8(s) {
+		return ErrBinary
+	}
+	return nil
+}
+
+// maxLinks bounds the symlink chain a write follows, as the kernel does.
+const maxLinks = 40
+
+// resolveLinks follows symlinks at the final component of rel, within the
+// root, and returns the path (relative to the root) of the file to replace.
+// Parent directories are resolved by os.Root itself at each operation, and
+// a link target is joined lexically; either way os.Root refuses a result
+// that leads out of the root.
+func (r *diskRoot) resolveLinks(rel string) (string, error) {
+	root := r.root
+	for range maxLinks {
+		info, err := root.Lstat(rel)
+		if errors.Is(err, fs.ErrNotExist) {
+			return rel, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if info.Mode()&fs.ModeSymlink == 0 {
+			if info.IsDir() {
+				return "", fmt.Errorf("%w: it is a directory", ErrNotRegular)
+			}
+			if !info.Mode().IsRegular() {
+				return "", regular(info)
+			}
+			return rel, nil
+		}
+		dest, err := root.Readlink(rel)
+		if err != nil {
+			return "", err
+		}
+		if filepath.IsAbs(dest) {
+			in, ok := r.rel(filepath.Clean(dest))
+			if !ok {
+				return "", ErrOutsideRoots
+			}
+			rel = in
+		} else {
+			rel = filepath.Join(filepath.Dir(rel), dest)
+			if rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
+				return "", ErrOutsideRoots
+			}
+		}
+	}
+	return "", &fs.PathError{Op: "readlink", Path: rel, Err: syscall.ELOOP}
+}
+
+// atomicWrite writes content to rel under root through a synced temporary
+// file and a rename.
+func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err error) {
+	dir := filepath.Dir(rel)
+	if err := root.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	perm := fs.FileMode(0o666)
+	keep := false
+	if info, err := root.Stat(rel); err == nil {
+		perm, keep = info.Mode().Perm(), true
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+randomSuffix())
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			root.Remove(tmp)
+		}
+	}()
+	if _, err = io.WriteString(f, content); err != nil {
+		return err
+	}
+	if keep {
+		// The umask applied at creation; give back the exact bits.
+		if err = f.Chmod(perm); err != nil {
+			return err
+		}
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = ctx.Err(); err != nil {
+		return err
+	}
+	if err = root.Rename(tmp, rel); err != nil {
+		return err
+	}
+	// Make the rename itself durable.
+	if df, derr := root.Open(dir); derr == nil {
+		df.Sync()
+		df.Close()
+	}
+	return nil
+}
+
+func randomSuffix() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Close releases the roots.
-func (d *Disk) Close() error { return nil }
-
-type diskRoot struct {
-	path string // absolute, clean, as configured
-	real string // the same with symlinks resolved
-	root *os.Root
+func (d *Disk) Close() error {
+	var errs []error
+	for _, r := range d.roots {
+		errs = append(errs, r.root.Close())
+	}
+	d.roots = nil
+	return errors.Join(errs...)
 }
+
+// mapErr turns an error from os.Root or the reader into the runtime's
+// vocabulary, wrapped in a *fs.PathError for op and the caller's path.
+func (d *Disk) mapErr(op, path string, err error) error {
+	if err == nil {
+		return nil
+	}
+	inner := unwrapPathError(err)
+	switch {
+	case isEscape(inner), errors.Is(inner, ErrOutsideRoots):
+		inner = d.outside()
+	case errors.Is(inner, syscall.ELOOP):
+		inner = fmt.Errorf("too many levels of symbolic links: %w", fs.ErrInvalid)
+	case errors.Is(inner, syscall.ENOTDIR):
+		inner = fmt.Errorf("a parent is not a directory: %w", fs.ErrNotExist)
+	case errors.Is(inner, syscall.EISDIR):
+		inner = fmt.Errorf("%w: it is a directory", ErrNotRegular)
+	}
+	return &fs.PathError{Op: op, Path: path, Err: inner}
+}
+
+// unwrapPathError drops the *fs.PathError that os adds, whose path is
+// relative to a root and would confuse a reader of the message.
+func unwrapPathError(err error) error {
+	for {
+		var pe *fs.PathError
+		if !errors.As(err, &pe) {
+			return err
+		}
+		err = pe.Err
+	}
+}
+
+// isEscape reports whether err is os.Root's refusal of a path that leads
+// out of the root. The os package does not export that error, so it is
+// learnt once by asking a root for "..".
+func isEscape(err error) bool {
+	escapeOnce.Do(func() {
+		if r, rerr := os.OpenRoot(os.TempDir()); rerr == nil {
+			_, escapeErr = r.Stat("..")
+			escapeErr = unwrapPathError(escapeErr)
+			r.Close()
+		}
+	})
+	return escapeErr != nil && errors.Is(err, escapeErr)
+}
+
+var (
+	escapeOnce sync.Once
+	escapeErr  error
+)

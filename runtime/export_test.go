@@ -1,0 +1,4 @@
+package runtime
+
+// ReadLines exposes the streaming line reader to the external tests.
+var ReadLines = readLines

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync"
 	"syscall"
+	"unicode/utf8"
 )
 
 // DefaultMaxFileSize is the default limit on the size of content returned by
@@ -235,7 +236,7 @@ func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (
 	if whole && info.Size() > d.max {
 		return "", &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: info.Size(), Limit: d.max, Read: true}}
 	}
-	text, err := readLines(ctxReader{ctx, f}, line, limit, d.max)
+	text, err := readLines(ctxReader{ctx, f}, line, limit, d.max, info.Size())
 	if err != nil {
 		return "", d.mapErr("read", path, err)
 	}
@@ -318,7 +319,7 @@ func checkText(s string) error {
 			return ErrBinary
 		}
 	}
-	if !validUTF8(s) {
+	if !utf8.ValidString(s) {
 		return ErrBinary
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -20,12 +21,17 @@ const readBufSize = 64 << 10
 // reads only as far as the last line it returns and holds only those lines.
 // It refuses content that is binary (a NUL byte or invalid UTF-8 in the
 // first sniffLen bytes, or invalid UTF-8 in what it returns) and returned
-// content over max bytes.
-func readLines(r io.Reader, line, limit int, max int64) (string, error) {
+// content over max bytes. size is the size of the input if known, else -1;
+// it only sizes buffers.
+func readLines(r io.Reader, line, limit int, max, size int64) (string, error) {
 	if line < 1 {
 		line = 1
 	}
-	br := bufio.NewReaderSize(r, readBufSize)
+	bufSize := readBufSize
+	if size >= 0 && size < readBufSize {
+		bufSize = int(size) + 1 // room to see EOF in one read
+	}
+	br := bufio.NewReaderSize(r, bufSize)
 	if err := sniff(br); err != nil {
 		return "", err
 	}
@@ -33,39 +39,66 @@ func readLines(r io.Reader, line, limit int, max int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var out bytes.Buffer
-	n := 0
-	for limit <= 0 || n < limit {
-		chunk, err := br.ReadSlice('\n')
-		if int64(out.Len()+len(chunk)) > max {
-			return "", &TooLargeError{Size: int64(out.Len() + len(chunk)), Limit: max, Read: true}
+	out := &cappedBuilder{max: max}
+	if limit <= 0 {
+		if line == 1 && size > 0 {
+			out.Grow(int(min(size, max)))
 		}
-		out.Write(chunk)
+		_, err = br.WriteTo(out)
+	} else {
+		err = copyLines(out, br, limit)
+	}
+	if err != nil {
+		return "", err
+	}
+	if out.Len() == 0 && line > 1 {
+		// Every line has at least its terminator or one byte, so nothing
+		// at the start line means there is no such line. (An empty file
+		// read from line 1 is "", not an error.)
+		return "", &PastEndError{Line: line, Lines: skipped}
+	}
+	text := out.String()
+	if !utf8.ValidString(text) {
+		return "", ErrBinary
+	}
+	return text, nil
+}
+
+// copyLines copies up to limit lines from br to out.
+func copyLines(out io.Writer, br *bufio.Reader, limit int) error {
+	for n := 0; n < limit; {
+		chunk, err := br.ReadSlice('\n')
+		if _, werr := out.Write(chunk); werr != nil {
+			return werr
+		}
 		switch err {
 		case nil:
 			n++
-			continue
 		case bufio.ErrBufferFull:
-			continue // the same line goes on
+			// The same line goes on.
 		case io.EOF:
-			if len(chunk) > 0 || out.Len() > 0 && !endsLine(out.Bytes()) {
-				n++ // a last line without a terminator
-			}
+			return nil
 		default:
-			return "", err
+			return err
 		}
-		break
 	}
-	if n == 0 && line > 1 {
-		// Nothing at the start line: it is past the end, unless the
-		// file is empty and line 1 was asked for (handled above).
-		return "", &PastEndError{Line: line, Lines: skipped}
-	}
-	if !utf8.Valid(out.Bytes()) {
-		return "", ErrBinary
-	}
-	return out.String(), nil
+	return nil
 }
+
+// cappedBuilder is a strings.Builder that refuses to grow past max bytes.
+type cappedBuilder struct {
+	strings.Builder
+	max int64
+}
+
+func (b *cappedBuilder) Write(p []byte) (int, error) {
+	if n := int64(b.Len() + len(p)); n > b.max {
+		return 0, &TooLargeError{Size: n, Limit: b.max, Read: true}
+	}
+	return b.Builder.Write(p)
+}
+
+var newline = []byte{'\n'}
 
 func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 
@@ -78,8 +111,9 @@ func sniff(br *bufio.Reader) error {
 	if bytes.IndexByte(head, 0) >= 0 {
 		return ErrBinary
 	}
-	if len(head) == sniffLen {
-		// The last rune may be cut by the window; drop an incomplete tail.
+	if err != io.EOF {
+		// More may follow, so the last rune may be cut by the window:
+		// drop an incomplete tail.
 		for i := 1; i < utf8.UTFMax && i <= len(head); i++ {
 			if utf8.RuneStart(head[len(head)-i]) {
 				if !utf8.FullRune(head[len(head)-i:]) {
@@ -113,7 +147,7 @@ func skipLines(br *bufio.Reader, n int) (int, error) {
 			}
 		}
 		buf, _ := br.Peek(br.Buffered())
-		if c := bytes.Count(buf, []byte{'\n'}); seen+c < n {
+		if c := bytes.Count(buf, newline); seen+c < n {
 			seen += c
 			pending = !endsLine(buf)
 			br.Discard(len(buf))
@@ -131,5 +165,3 @@ func skipLines(br *bufio.Reader, n int) (int, error) {
 	}
 	return seen, nil
 }
-
-func validUTF8(s string) bool { return utf8.ValidString(s) }

@@ -1,0 +1,116 @@
+package runtime_test
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// bigFileLines and bigLineLen give a generated file of just over 1 GiB.
+const (
+	bigFileLines = 10_800_000
+	bigLineLen   = 100 // bytes per line, terminator included
+)
+
+// bigFile returns the path of a generated 1 GiB text file, made once per
+// machine in the temporary directory and reused: it is never committed.
+func bigFile(b *testing.B) string {
+	b.Helper()
+	p := filepath.Join(os.TempDir(), "mcp-acpfs-bench-1gib.txt")
+	if info, err := os.Stat(p); err == nil && info.Size() == bigFileLines*bigLineLen {
+		return p
+	}
+	tmp := p + ".partial"
+	f, err := os.Create(tmp)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	pad := strings.Repeat("x", bigLineLen-len("line 00000000 \n"))
+	for i := 1; i <= bigFileLines; i++ {
+		fmt.Fprintf(w, "line %08d %s\n", i, pad)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		b.Fatal(err)
+	}
+	return p
+}
+
+func reportMaxRSS(b *testing.B) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MiB")
+	}
+}
+
+func benchRead(b *testing.B, path string, line, limit int, want int) {
+	d, err := runtime.OpenDisk([]string{filepath.Dir(path)}, runtime.DiskOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		got, err := d.ReadTextFile(b.Context(), path, line, limit)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(got) != want {
+			b.Fatalf("read %d bytes, want %d", len(got), want)
+		}
+	}
+	reportMaxRSS(b)
+}
+
+func BenchmarkReadSmall(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "small.txt")
+	content := strings.Repeat("a small line of text\n", 200) // 4.2 KB
+	os.WriteFile(p, []byte(content), 0o644)
+	b.SetBytes(int64(len(content)))
+	benchRead(b, p, 0, 0, len(content))
+}
+
+func BenchmarkReadWhole1MiB(b *testing.B) {
+	p := filepath.Join(b.TempDir(), "1mib.txt")
+	content := strings.Repeat(strings.Repeat("y", 63)+"\n", 16384) // 1 MiB
+	os.WriteFile(p, []byte(content), 0o644)
+	b.SetBytes(int64(len(content)))
+	benchRead(b, p, 0, 0, len(content))
+}
+
+// BenchmarkReadDeepRange1GiB reads 100 lines at line 10,000,000 of a 1 GiB
+// file. SetBytes counts what is scanned, so MB/s is the scan speed.
+func BenchmarkReadDeepRange1GiB(b *testing.B) {
+	p := bigFile(b)
+	b.SetBytes(10_000_100 * bigLineLen)
+	benchRead(b, p, 10_000_000, 100, 100*bigLineLen)
+}
+
+func BenchmarkWriteSmall(b *testing.B) {
+	dir := b.TempDir()
+	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	content := strings.Repeat("a small line of text\n", 200)
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := d.WriteTextFile(b.Context(), dir+"/w.txt", content); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

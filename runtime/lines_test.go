@@ -1,0 +1,91 @@
+package runtime_test
+
+import (
+	"errors"
+	"io"
+	goruntime "runtime"
+	"strings"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// lineStream is an endless-looking reader of n numbered lines, generated on
+// the fly, so a test can read deep into a 1 GiB stream without a file.
+type lineStream struct {
+	n, next int
+	pending []byte
+	line    []byte
+}
+
+func newLineStream(n int) *lineStream {
+	return &lineStream{n: n, line: []byte(strings.Repeat("z", 99) + "\n")}
+}
+
+func (s *lineStream) Read(p []byte) (int, error) {
+	total := 0
+	for len(p) > 0 {
+		if len(s.pending) == 0 {
+			if s.next == s.n {
+				if total == 0 {
+					return 0, io.EOF
+				}
+				return total, nil
+			}
+			s.next++
+			s.pending = s.line
+		}
+		c := copy(p, s.pending)
+		s.pending, p, total = s.pending[c:], p[c:], total+c
+	}
+	return total, nil
+}
+
+// TestDeepRangeReadHoldsOnlyItsLines reads 100 lines at line 10,000,000 of
+// a 1 GiB stream and checks how much memory that allocated in all: the
+// skipped gigabyte must never be held.
+func TestDeepRangeReadHoldsOnlyItsLines(t *testing.T) {
+	if testing.Short() {
+		t.Skip("scans 1 GiB")
+	}
+	var before, after goruntime.MemStats
+	goruntime.GC()
+	goruntime.ReadMemStats(&before)
+	got, err := runtime.ReadLines(newLineStream(10_800_000), 10_000_000, 100, runtime.DefaultMaxFileSize, -1)
+	goruntime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 100*100 {
+		t.Fatalf("got %d bytes, want %d", len(got), 100*100)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("reading 100 lines deep in 1 GiB allocated %d bytes in all, want under 1 MiB", alloc)
+	}
+}
+
+func TestReadLinesLongLines(t *testing.T) {
+	long := strings.Repeat("L", 300<<10) // longer than the read buffer
+	content := "a\n" + long + "\n" + "b\n" + long
+	tests := []struct {
+		line, limit int
+		want        string
+	}{
+		{2, 1, long + "\n"},
+		{3, 1, "b\n"},
+		{4, 1, long},
+		{1, 0, content},
+		{2, 2, long + "\nb\n"},
+	}
+	for _, tt := range tests {
+		got, err := runtime.ReadLines(strings.NewReader(content), tt.line, tt.limit, runtime.DefaultMaxFileSize, -1)
+		if err != nil || got != tt.want {
+			t.Errorf("line=%d limit=%d: got %d bytes, %v; want %d bytes", tt.line, tt.limit, len(got), err, len(tt.want))
+		}
+	}
+	_, err := runtime.ReadLines(strings.NewReader(content), 5, 1, runtime.DefaultMaxFileSize, -1)
+	var pe *runtime.PastEndError
+	if !errors.As(err, &pe) || pe.Lines != 4 {
+		t.Errorf("past end: err = %v, want 4 lines", err)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // openDisk opens a Disk on dir and closes it when the test ends.
@@ -431,5 +432,21 @@ func TestDiskCheck(t *testing.T) {
 		if err := d.Check(p); !errors.Is(err, runtime.ErrOutsideRoots) {
 			t.Errorf("Check(%s) = %v, want ErrOutsideRoots", p, err)
 		}
+	}
+}
+
+func TestDiskConformance(t *testing.T) {
+	dir := realTempDir(t)
+	if err := runtimetest.TestFS(t.Context(), openDisk(t, runtime.DiskOptions{}, dir), dir); err != nil {
+		t.Fatal(err)
+	}
+	limited := realTempDir(t)
+	if err := runtimetest.TestLimits(t.Context(), openDisk(t, runtime.DiskOptions{MaxFileSize: 4096}, limited), limited, 4096); err != nil {
+		t.Fatal(err)
+	}
+	base := realTempDir(t)
+	writeFile(t, base+"/root/keep", "")
+	if err := runtimetest.TestRoots(t.Context(), openDisk(t, runtime.DiskOptions{}, base+"/root"), base+"/root/in.txt", base+"/root_sibling/out.txt"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -6,8 +6,10 @@ import (
 	goruntime "runtime"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // lineStream is an endless-looking reader of n numbered lines, generated on
@@ -88,4 +90,33 @@ func TestReadLinesLongLines(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Lines != 4 {
 		t.Errorf("past end: err = %v, want 4 lines", err)
 	}
+}
+
+// FuzzReadLines checks the streaming reader against the in-memory reference
+// implementation of the line semantics.
+func FuzzReadLines(f *testing.F) {
+	f.Add("one\ntwo\nthree\nfour\n", 2, 2)
+	f.Add("a\r\nb\r\nc", 3, 1)
+	f.Add("", 1, 0)
+	f.Add("no newline", 2, 0)
+	f.Add("\n\n\n", 3, 1)
+	f.Add("x\x00y", 1, 0)
+	f.Add("caf\xe9", 1, 1)
+	f.Fuzz(func(t *testing.T, content string, line, limit int) {
+		line, limit = line%1000, limit%1000
+		got, err := runtime.ReadLines(strings.NewReader(content), line, limit, runtime.DefaultMaxFileSize, int64(len(content)))
+		if errors.Is(err, runtime.ErrBinary) {
+			if utf8.ValidString(content) && !strings.Contains(content[:min(len(content), 8<<10)], "\x00") {
+				t.Fatalf("text %q refused as binary", content)
+			}
+			return
+		}
+		want, wantErr := runtimetest.SliceLines(content, line, limit)
+		if got != want || (err == nil) != (wantErr == nil) {
+			t.Fatalf("ReadLines(%q, %d, %d) = %q, %v; reference %q, %v", content, line, limit, got, err, want, wantErr)
+		}
+		if err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("error %q, reference %q", err, wantErr)
+		}
+	})
 }

@@ -1,0 +1,427 @@
+package wire
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+)
+
+// maxDepth is the deepest nesting the scanner accepts. It matches
+// encoding/json's limit, so that a line this package accepts is one that
+// encoding/json (and so sourcegraph/jsonrpc2) also accepts.
+const maxDepth = 10000
+
+// A span is the half-open byte range [start, end) of a JSON value in a
+// line. start < 0 means the member is absent.
+type span struct{ start, end int }
+
+func (s span) present() bool { return s.start >= 0 }
+
+// member indexes the top-level members an envelope records.
+type member int
+
+const (
+	memJSONRPC member = iota
+	memID
+	memMethod
+	memParams
+	memResult
+	memError
+	numMembers
+)
+
+var memberNames = [numMembers]string{"jsonrpc", "id", "method", "params", "result", "error"}
+
+// An envelope is where the JSON-RPC members of one top-level object are.
+type envelope struct {
+	mem           [numMembers]span
+	open          int  // offset of the object's '{'
+	empty         bool // the object has no members at all
+	methodEscaped bool // the method string contains escapes
+}
+
+// scanObject checks that b is exactly one JSON object, optionally
+// surrounded by whitespace, and records the spans of the top-level members
+// named in memberNames. Keys are compared after unescaping, as
+// encoding/json does. A repeated envelope member is an error: decoders
+// disagree on which one wins. It returns a reason for the log, or "" if b
+// is a valid JSON object.
+//
+// The scanner validates the whole line as encoding/json's does (control
+// characters, escapes, numbers, nesting depth; like encoding/json it does
+// not insist on valid UTF-8), but builds nothing: the cost is one pass over
+// the bytes, with a word-at-a-time fast path inside strings.
+func scanObject(b []byte) (env envelope, reason string) {
+	for i := range env.mem {
+		env.mem[i] = span{-1, -1}
+	}
+	s := scanner{b: b}
+	s.skipSpace()
+	switch {
+	case s.i == len(b):
+		return env, "empty line"
+	case b[s.i] == '[':
+		return env, "JSON-RPC batches (JSON arrays) are not supported"
+	case b[s.i] != '{':
+		if s.value(0) && s.skipSpace() == len(b) {
+			return env, "not a JSON object"
+		}
+		return env, "not JSON"
+	}
+	env.open = s.i
+	s.i++
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.i++
+		env.empty = true
+	} else {
+		for {
+			if s.peek() != '"' {
+				s.failAt("expected a member name")
+				return env, s.err
+			}
+			kstart := s.i
+			escaped, ok := s.str()
+			if !ok {
+				return env, s.err
+			}
+			m := lookupMember(b[kstart+1:s.i-1], escaped)
+			s.skipSpace()
+			if s.peek() != ':' {
+				s.failAt("expected ':' after member name")
+				return env, s.err
+			}
+			s.i++
+			s.skipSpace()
+			vstart := s.i
+			if m == memMethod && s.peek() == '"' {
+				escaped, ok := s.str()
+				if !ok {
+					return env, s.err
+				}
+				env.methodEscaped = escaped
+			} else if !s.value(1) {
+				return env, s.err
+			}
+			if m >= 0 {
+				if env.mem[m].present() {
+					return env, fmt.Sprintf("duplicate %q member", memberNames[m])
+				}
+				env.mem[m] = span{vstart, s.i}
+			}
+			s.skipSpace()
+			switch s.peek() {
+			case ',':
+				s.i++
+				s.skipSpace()
+				continue
+			case '}':
+				s.i++
+			default:
+				s.failAt("expected ',' or '}' after object member")
+				return env, s.err
+			}
+			break
+		}
+	}
+	if s.skipSpace() != len(b) {
+		return env, fmt.Sprintf("data after the JSON object at offset %d", s.i)
+	}
+	return env, ""
+}
+
+// lookupMember returns the envelope member a key names, or -1.
+func lookupMember(key []byte, escaped bool) member {
+	if escaped {
+		var k string
+		if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
+			return -1
+		}
+		key = []byte(k)
+	}
+	for m, name := range memberNames {
+		if string(key) == name {
+			return member(m)
+		}
+	}
+	return -1
+}
+
+// scanScalarID checks that id is one JSON string, number or null,
+// optionally surrounded by whitespace, and returns it without the
+// whitespace.
+func scanScalarID(id []byte) ([]byte, error) {
+	s := scanner{b: id}
+	start := s.skipSpace()
+	if start == len(id) {
+		return nil, fmt.Errorf("wire: empty id")
+	}
+	switch c := id[start]; {
+	case c == '"', c == '-', c == 'n', '0' <= c && c <= '9':
+	default:
+		return nil, fmt.Errorf("wire: id %.40q is not a string, number or null", id)
+	}
+	if !s.value(0) {
+		return nil, fmt.Errorf("wire: invalid id %.40q: %s", id, s.err)
+	}
+	end := s.i
+	if s.skipSpace() != len(id) {
+		return nil, fmt.Errorf("wire: id %.40q is more than one JSON value", id)
+	}
+	return id[start:end], nil
+}
+
+// A scanner validates JSON in b from offset i. The first error is kept in
+// err.
+type scanner struct {
+	b   []byte
+	i   int
+	err string
+}
+
+func (s *scanner) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+// skipSpace skips JSON whitespace and returns the new offset.
+func (s *scanner) skipSpace() int {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return s.i
+		}
+	}
+	return s.i
+}
+
+func (s *scanner) failAt(what string) bool {
+	if s.i >= len(s.b) {
+		s.err = what + ", found end of line"
+	} else {
+		s.err = fmt.Sprintf("%s, found %q at offset %d", what, s.b[s.i], s.i)
+	}
+	return false
+}
+
+// value scans one JSON value. depth is the nesting depth of the container
+// holding it.
+func (s *scanner) value(depth int) bool {
+	switch c := s.peek(); {
+	case c == '"':
+		_, ok := s.str()
+		return ok
+	case c == '{':
+		return s.object(depth + 1)
+	case c == '[':
+		return s.array(depth + 1)
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-', '0' <= c && c <= '9':
+		return s.number()
+	}
+	return s.failAt("expected a JSON value")
+}
+
+func (s *scanner) object(depth int) bool {
+	if depth > maxDepth {
+		return s.failAt("JSON nested too deeply")
+	}
+	s.i++ // '{'
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		if s.peek() != '"' {
+			return s.failAt("expected a member name")
+		}
+		if _, ok := s.str(); !ok {
+			return false
+		}
+		s.skipSpace()
+		if s.peek() != ':' {
+			return s.failAt("expected ':' after member name")
+		}
+		s.i++
+		s.skipSpace()
+		if !s.value(depth) {
+			return false
+		}
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.i++
+			s.skipSpace()
+		case '}':
+			s.i++
+			return true
+		default:
+			return s.failAt("expected ',' or '}' after object member")
+		}
+	}
+}
+
+func (s *scanner) array(depth int) bool {
+	if depth > maxDepth {
+		return s.failAt("JSON nested too deeply")
+	}
+	s.i++ // '['
+	s.skipSpace()
+	if s.peek() == ']' {
+		s.i++
+		return true
+	}
+	for {
+		if !s.value(depth) {
+			return false
+		}
+		s.skipSpace()
+		switch s.peek() {
+		case ',':
+			s.i++
+			s.skipSpace()
+		case ']':
+			s.i++
+			return true
+		default:
+			return s.failAt("expected ',' or ']' after array element")
+		}
+	}
+}
+
+func (s *scanner) literal(lit string) bool {
+	if len(s.b)-s.i >= len(lit) && string(s.b[s.i:s.i+len(lit)]) == lit {
+		s.i += len(lit)
+		return true
+	}
+	return s.failAt("invalid literal")
+}
+
+// number scans -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
+func (s *scanner) number() bool {
+	b := s.b
+	i := s.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && '1' <= b[i] && b[i] <= '9':
+		i = digits(b, i)
+	default:
+		s.i = i
+		return s.failAt("invalid number")
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		j := digits(b, i)
+		if j == i {
+			s.i = i
+			return s.failAt("invalid number: no digits after '.'")
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := digits(b, i)
+		if j == i {
+			s.i = i
+			return s.failAt("invalid number: no digits in exponent")
+		}
+		i = j
+	}
+	s.i = i
+	return true
+}
+
+func digits(b []byte, i int) int {
+	for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+const (
+	lsb = 0x0101010101010101
+	msb = 0x8080808080808080
+)
+
+// special reports whether any byte of the little-endian word x is a quote,
+// a backslash or a control character (< 0x20). It may report true for a
+// word without one (then the slow path looks byte by byte) but never false
+// for a word with one.
+func special(x uint64) bool {
+	const (
+		quotes      = '"' * lsb
+		backslashes = '\\' * lsb
+	)
+	less := (x - 0x20*lsb) &^ x // a byte < 0x20 sets its top bit
+	q := x ^ quotes
+	bs := x ^ backslashes
+	zq := (q - lsb) &^ q
+	zb := (bs - lsb) &^ bs
+	return (less|zq|zb)&msb != 0
+}
+
+// str scans a JSON string starting at the opening quote and reports whether
+// it contains escapes.
+func (s *scanner) str() (escaped, ok bool) {
+	b := s.b
+	i := s.i + 1
+	for {
+		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
+			i += 8
+		}
+		if i >= len(b) {
+			s.i = i
+			return escaped, s.failAt("unterminated string")
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return escaped, true
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(b) {
+				s.i = i + 1
+				return escaped, s.failAt("unterminated escape")
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
+					s.i = i
+					return escaped, s.failAt(`invalid \u escape`)
+				}
+				i += 6
+			default:
+				s.i = i + 1
+				return escaped, s.failAt("invalid escape")
+			}
+		case c < 0x20:
+			s.i = i
+			return escaped, s.failAt("control character in string")
+		default:
+			i++
+		}
+	}
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}

@@ -1,0 +1,190 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// errorResult turns the failure of a file operation into the tool result a
+// model sees: isError set, and one text naming the operation, the path and
+// the cause, with a hint on what to do where there is one. It is the only
+// place in the package that maps Go errors to MCP; file failures never
+// become JSON-RPC errors.
+//
+// op and path describe the operation for errors that do not carry them
+// already; a *fs.PathError speaks for itself.
+func errorResult(op, path string, err error) *mcp.CallToolResult {
+	cause := err
+	if pe, ok := errors.AsType[*fs.PathError](err); ok {
+		path, cause = pe.Path, pe.Err
+		if pe.Op != "resolve" { // runtime.Abs's; say what the path was for instead
+			op = pe.Op
+		}
+	}
+	var text string
+	switch {
+	case path == "":
+		text = fmt.Sprintf("%s: %v", op, cause)
+	case strings.ContainsFunc(path, unicode.IsControl):
+		text = fmt.Sprintf("%s %q: %v", op, path, cause)
+	default:
+		text = fmt.Sprintf("%s %s: %v", op, path, cause)
+	}
+	if hint := hint(op, err); hint != "" {
+		text += " (" + hint + ")"
+	}
+	return mcp.NewToolResultError(text)
+}
+
+// hint suggests a next step for a model, for the errors where one helps and
+// the error's own text does not already give it.
+func hint(op string, err error) string {
+	switch {
+	case errors.Is(err, runtime.ErrTooLarge):
+		if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok && tl.Read {
+			return "" // the message already says to read a range
+		}
+		if op == "read" {
+			return "read a range of it with line and limit"
+		}
+		return "write a smaller content"
+	case errors.Is(err, runtime.ErrPastEnd):
+		return "ask for a smaller line, or omit line to start at the top"
+	case errors.Is(err, runtime.ErrBinary):
+		return "only UTF-8 text files can be read or written with these tools"
+	case errors.Is(err, runtime.ErrNotRegular):
+		return "the path must name a file, not a directory or a device"
+	case errors.Is(err, fs.ErrNotExist):
+		return "check the path; relative paths resolve against the working directory"
+	case errors.Is(err, context.Canceled):
+		return "the request was cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "the operation timed out"
+	case errors.Is(err, errors.ErrUnsupported):
+		return "the operation is not supported here"
+	}
+	return ""
+}
+
+// validationPrefix starts the text of mcp-go's result for arguments that
+// fail a tool's input schema.
+const validationPrefix = "input schema validation failed"
+
+// rewriteValidationResult replaces the text of mcp-go's input validation
+// failures, such as "/line: &{Got:-1/1 Want:0/1}" (mcp-go v1.2.1 prints the
+// validator's error kinds with %+v), with one a model can act on. It runs
+// as an after-call-tool hook, so it sees the result mcp-go sends.
+func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any) {
+	res, ok := result.(*mcp.CallToolResult)
+	if !ok || !res.IsError || len(res.Content) != 1 {
+		return
+	}
+	tc, ok := mcp.AsTextContent(res.Content[0])
+	if !ok || !strings.HasPrefix(tc.Text, validationPrefix) {
+		return
+	}
+	problems := argumentProblems(tool.InputSchema, req.Params.Arguments)
+	if len(problems) == 0 {
+		return // keep mcp-go's text: something this package does not model
+	}
+	res.Content[0] = mcp.NewTextContent("invalid arguments for " + tool.Name + ": " + strings.Join(problems, "; "))
+}
+
+// argumentProblems checks args against the subset of JSON Schema that this
+// package's tools use: required, additionalProperties false, and properties
+// of type string or integer with a minimum.
+func argumentProblems(schema mcp.ToolInputSchema, args any) []string {
+	obj, ok := args.(map[string]any)
+	if !ok {
+		if args == nil {
+			obj = map[string]any{}
+		} else {
+			return []string{"the arguments must be a JSON object"}
+		}
+	}
+	var problems []string
+	for _, name := range schema.Required {
+		if _, ok := obj[name]; !ok {
+			problems = append(problems, name+" is required")
+		}
+	}
+	var unknown []string
+	for name := range obj {
+		if _, ok := schema.Properties[name]; !ok {
+			unknown = append(unknown, strconv.Quote(name))
+		}
+	}
+	if len(unknown) > 0 {
+		slices.Sort(unknown)
+		known := slices.Sorted(maps.Keys(schema.Properties))
+		problems = append(problems, fmt.Sprintf("unknown argument %s (the arguments are %s)",
+			strings.Join(unknown, ", "), strings.Join(known, ", ")))
+	}
+	for _, name := range slices.Sorted(maps.Keys(obj)) {
+		prop, ok := schema.Properties[name].(map[string]any)
+		if !ok {
+			continue
+		}
+		v := obj[name]
+		switch prop["type"] {
+		case "string":
+			if _, ok := v.(string); !ok {
+				problems = append(problems, fmt.Sprintf("%s must be a string, not %s", name, jsonKind(v)))
+			}
+		case "integer":
+			n, ok := v.(float64)
+			if !ok || n != math.Trunc(n) {
+				problems = append(problems, fmt.Sprintf("%s must be an integer, not %s", name, jsonKind(v)))
+				continue
+			}
+			if min, ok := number(prop["minimum"]); ok && n < min {
+				problems = append(problems, fmt.Sprintf("%s must be at least %v, not %v", name, min, n))
+			}
+		}
+	}
+	return problems
+}
+
+// number returns a schema's numeric keyword value.
+func number(v any) (float64, bool) {
+	switch v := v.(type) {
+	case int:
+		return float64(v), true
+	case int64:
+		return float64(v), true
+	case float64:
+		return v, true
+	}
+	return 0, false
+}
+
+// jsonKind describes a decoded JSON value for a message.
+func jsonKind(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

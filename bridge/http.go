@@ -1,0 +1,134 @@
+package bridge
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// EndpointPath is where [NewHTTPHandler] serves MCP.
+const EndpointPath = "/mcp"
+
+// NewHTTPHandler returns an http.Handler that serves srv over MCP
+// Streamable HTTP at [EndpointPath], behind [GuardHTTP] with token.
+func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) http.Handler {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(EndpointPath, server.NewStreamableHTTPServer(srv,
+		server.WithEndpointPath(EndpointPath),
+		server.WithStreamableHTTPLogger(slog.New(lowerInfo{logger.Handler()})),
+	))
+	return GuardHTTP(mux, token)
+}
+
+// GuardHTTP protects next, an HTTP endpoint meant to be reached on a
+// loopback address by local processes only:
+//
+//   - A request whose Host header is not a loopback host (localhost,
+//     127.0.0.0/8 or [::1], with any port) is refused with 403 Forbidden, so
+//     that a web page cannot reach the endpoint through DNS rebinding.
+//   - A request with an Origin header that is not http or https on such a
+//     host (an "Origin: null" included) is refused with 403 Forbidden, so
+//     that a web page of another origin cannot use it.
+//   - Unless token is empty, a request must carry "Authorization: Bearer
+//     <token>" (the scheme in any case); otherwise it is refused with 401
+//     Unauthorized and "WWW-Authenticate: Bearer". The token is compared in
+//     constant time.
+func GuardHTTP(next http.Handler, token string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !IsLoopbackHost(r.Host) {
+			http.Error(w, "forbidden: the Host header must name a loopback host", http.StatusForbidden)
+			return
+		}
+		if origin, ok := r.Header["Origin"]; ok && (len(origin) != 1 || !loopbackOrigin(origin[0])) {
+			http.Error(w, "forbidden: cross-origin requests are not allowed", http.StatusForbidden)
+			return
+		}
+		if token != "" && !bearerMatches(r.Header.Values("Authorization"), token) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "unauthorized: a bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// IsLoopbackHost reports whether hostport, a host with or without a port as
+// in an HTTP Host header, names a loopback host: "localhost" (in any case),
+// an address in 127.0.0.0/8, or ::1 (in brackets when a port follows).
+// Nothing is resolved.
+func IsLoopbackHost(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	} else if strings.HasPrefix(hostport, "[") && strings.HasSuffix(hostport, "]") {
+		host = hostport[1 : len(hostport)-1]
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.Unmap().IsLoopback()
+}
+
+// loopbackOrigin reports whether an Origin header value is http or https on
+// a loopback host.
+func loopbackOrigin(origin string) bool {
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" && u.Scheme != "https" {
+		return false
+	}
+	if u.User != nil || u.Host == "" || u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.Fragment != "" {
+		return false
+	}
+	return IsLoopbackHost(u.Host)
+}
+
+// bearerMatches reports whether the Authorization header values are exactly
+// one bearer credential equal to token.
+func bearerMatches(values []string, token string) bool {
+	if len(values) != 1 {
+		return false
+	}
+	scheme, cred, ok := strings.Cut(strings.TrimSpace(values[0]), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	cred = strings.TrimSpace(cred)
+	return subtle.ConstantTimeCompare([]byte(cred), []byte(token)) == 1
+}
+
+// NewToken returns a random bearer token: 32 bytes, hex encoded.
+func NewToken() string {
+	var b [32]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// CheckLoopbackAddr checks that addr, a host:port to listen on, names a
+// loopback host as [IsLoopbackHost] defines it. An empty host, which would
+// listen on every interface, is refused. Nothing is resolved.
+func CheckLoopbackAddr(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "" {
+		return fmt.Errorf("address %q has no host, and would listen on every interface; use 127.0.0.1 or localhost", addr)
+	}
+	if !IsLoopbackHost(host) {
+		return fmt.Errorf("address %q is not a loopback address; use 127.0.0.1, [::1] or localhost", addr)
+	}
+	return nil
+}

@@ -1,0 +1,389 @@
+package bridge_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// rootsFixture is a server over a directory with a/in.txt and b/other.txt,
+// which counts the narrowed FSes it opens and closes.
+type rootsFixture struct {
+	dir  string
+	srv  *server.MCPServer
+	logs *syncBuffer
+
+	mu             sync.Mutex
+	opened, closed int
+	hold           chan struct{} // if not nil, reads of narrowed FSes wait for it
+}
+
+// newRootsFixture configures the roots rel (relative to the fixture's
+// directory; "." for itself).
+func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsFixture {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &rootsFixture{dir: dir, logs: &syncBuffer{}}
+	for name, content := range map[string]string{"a/in.txt": "in\n", "b/other.txt": "other\n"} {
+		p := f.path(name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var roots []string
+	for _, r := range rel {
+		roots = append(roots, f.path(r))
+	}
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	sess := bridge.DiskSession(disk, false)
+	narrow := sess.Narrow
+	sess.Narrow = func(dirs []string) (runtime.FS, error) {
+		fsys, err := narrow(dirs)
+		if err != nil {
+			return nil, err
+		}
+		f.mu.Lock()
+		f.opened++
+		f.mu.Unlock()
+		return &countedDisk{fsys.(*runtime.Disk), f}, nil
+	}
+	f.srv, err = bridge.NewServer(sess, bridge.Options{
+		Logger:       slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		RootsTimeout: timeout,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func (f *rootsFixture) path(rel string) string { return filepath.Join(f.dir, filepath.FromSlash(rel)) }
+
+// counts returns how many narrowed FSes were opened and closed.
+func (f *rootsFixture) counts() (opened, closed int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.opened, f.closed
+}
+
+// countedDisk is a narrowed Disk that counts its Close.
+type countedDisk struct {
+	*runtime.Disk
+	f *rootsFixture
+}
+
+func (d *countedDisk) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	d.f.mu.Lock()
+	hold := d.f.hold
+	d.f.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	return d.Disk.ReadTextFile(ctx, path, line, limit)
+}
+
+func (d *countedDisk) Close() error {
+	d.f.mu.Lock()
+	d.f.closed++
+	d.f.mu.Unlock()
+	return d.Disk.Close()
+}
+
+// clientRoots answers roots/list with a list that the test can change.
+type clientRoots struct {
+	mu    sync.Mutex
+	uris  []string
+	calls int
+	block chan struct{} // if not nil, a request waits for it
+}
+
+func (r *clientRoots) set(uris ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.uris = uris
+}
+
+func (r *clientRoots) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	r.mu.Lock()
+	r.calls++
+	block := r.block
+	r.mu.Unlock()
+	if block != nil {
+		<-block
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
+	for _, u := range r.uris {
+		res.Roots = append(res.Roots, mcp.Root{URI: u, Name: filepath.Base(u)})
+	}
+	return res, nil
+}
+
+func (r *clientRoots) callCount() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.calls
+}
+
+// fileURI returns the file:// URI of an absolute path.
+func fileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// connectWithRoots connects a legacy client that declares roots.
+func connectWithRoots(t *testing.T, f *rootsFixture, roots *clientRoots) *client.Client {
+	t.Helper()
+	return connect(t, f.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION, client.WithRootsHandler(roots))
+}
+
+// canRead reports whether read_text_file of p succeeds; a failure must
+// name p and say it is outside the roots.
+func canRead(t *testing.T, c *client.Client, p string) bool {
+	t.Helper()
+	res := call(t, c, bridge.ReadTextFile, map[string]any{"path": p})
+	if res.IsError {
+		wantError(t, res, p, "outside the allowed roots")
+	}
+	return !res.IsError
+}
+
+func TestClientRootsNarrow(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.path("a")))
+	c := connectWithRoots(t, f, roots)
+
+	if !canRead(t, c, f.path("a/in.txt")) {
+		t.Error("a file inside the client's root is refused")
+	}
+	if !canRead(t, c, "a/in.txt") {
+		t.Error("a relative path inside the client's root is refused")
+	}
+	if canRead(t, c, f.path("b/other.txt")) {
+		t.Error("a file outside the client's root is readable")
+	}
+	res := call(t, c, bridge.WriteTextFile, map[string]any{"path": "b/new.txt", "content": "x"})
+	wantError(t, res, f.path("b/new.txt"), "outside the allowed roots ("+f.path("a")+")")
+	if _, err := os.Stat(f.path("b/new.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused write created the file: %v", err)
+	}
+	if n := roots.callCount(); n != 1 {
+		t.Errorf("roots/list asked %d times, want 1", n)
+	}
+}
+
+func TestClientRootsCannotWiden(t *testing.T) {
+	f := newRootsFixture(t, 0, "a")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.dir)) // the parent of the configured root
+	c := connectWithRoots(t, f, roots)
+
+	if !canRead(t, c, f.path("a/in.txt")) {
+		t.Error("a file inside the configured root is refused")
+	}
+	if canRead(t, c, f.path("b/other.txt")) {
+		t.Error("the client's wider root made a file outside the configured root readable")
+	}
+}
+
+func TestClientRootsOutsideRefuseEverything(t *testing.T) {
+	f := newRootsFixture(t, 0, "a")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.path("b")), fileURI(filepath.Join(f.dir, "elsewhere")))
+	c := connectWithRoots(t, f, roots)
+
+	if canRead(t, c, f.path("a/in.txt")) {
+		t.Error("a client whose roots lie outside the configured ones can still read")
+	}
+	if canRead(t, c, f.path("b/other.txt")) {
+		t.Error("a client root outside the configured ones was used")
+	}
+	logs := f.logs.String()
+	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "every path is refused") || !strings.Contains(logs, f.path("b")) {
+		t.Errorf("no warning naming the client's roots:\n%s", logs)
+	}
+}
+
+func TestClientRootsNonFileIgnored(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{}
+	roots.set("https://example.com/repo", "file://otherhost"+filepath.ToSlash(f.path("a")), "not a uri\x7f")
+	c := connectWithRoots(t, f, roots)
+
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("roots that are not local file URIs narrowed the session")
+	}
+	if opened, _ := f.counts(); opened != 0 {
+		t.Errorf("%d narrowed FSes opened, want none", opened)
+	}
+}
+
+func TestClientRootsListChanged(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.path("a")))
+	c := connectWithRoots(t, f, roots)
+	if canRead(t, c, f.path("b/other.txt")) {
+		t.Fatal("not narrowed to a")
+	}
+
+	roots.set(fileURI(f.path("b")))
+	if err := c.RootListChanges(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("after roots/list_changed: the new root is refused")
+	}
+	if canRead(t, c, f.path("a/in.txt")) {
+		t.Error("after roots/list_changed: the old root is still readable")
+	}
+
+	// An empty list lifts the narrowing: the configured roots are back.
+	roots.set()
+	if err := c.RootListChanges(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if !canRead(t, c, f.path("a/in.txt")) || !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("after an empty roots list: the configured roots are not back")
+	}
+
+}
+
+func TestClientRootsClosedOnlyWhenUnused(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRootsFixture(t, 0, ".")
+		roots := &clientRoots{}
+		roots.set(fileURI(f.path("a")))
+		c := connectWithRoots(t, f, roots)
+		synctest.Wait()
+		if opened, closed := f.counts(); opened != 1 || closed != 0 {
+			t.Errorf("after the handshake: %d opened, %d closed, want 1 and 0", opened, closed)
+		}
+
+		// A read is in flight on the FS narrowed to a when the roots change.
+		hold := make(chan struct{})
+		f.mu.Lock()
+		f.hold = hold
+		f.mu.Unlock()
+		done := make(chan *mcp.CallToolResult)
+		go func() { done <- call(t, c, bridge.ReadTextFile, map[string]any{"path": "a/in.txt"}) }()
+		synctest.Wait()
+		roots.set(fileURI(f.path("b")))
+		if err := c.RootListChanges(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if opened, closed := f.counts(); opened != 2 || closed != 0 {
+			t.Errorf("with a read in flight: %d opened, %d closed, want 2 and 0", opened, closed)
+		}
+		close(hold)
+		if got := wantOK(t, <-done); got != "in\n" {
+			t.Errorf("the read in flight returned %q", got)
+		}
+		synctest.Wait()
+		if opened, closed := f.counts(); opened != 2 || closed != 1 {
+			t.Errorf("after the read: %d opened, %d closed, want 2 and 1", opened, closed)
+		}
+
+		c.Close()
+		synctest.Wait()
+		if opened, closed := f.counts(); opened != 2 || closed != 2 {
+			t.Errorf("after the client left: %d opened, %d closed, want 2 and 2", opened, closed)
+		}
+	})
+}
+
+func TestToolCallWaitsForRoots(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := newRootsFixture(t, 0, ".")
+		roots := &clientRoots{block: make(chan struct{})}
+		roots.set(fileURI(f.path("a")))
+		c := connectWithRoots(t, f, roots)
+
+		done := make(chan *mcp.CallToolResult)
+		go func() {
+			done <- call(t, c, bridge.ReadTextFile, map[string]any{"path": "b/other.txt"})
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatal("the tool call did not wait for the roots in flight")
+		default:
+		}
+		close(roots.block)
+		wantError(t, <-done, f.path("b/other.txt"), "outside the allowed roots")
+	})
+}
+
+func TestToolCallRootsTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 2 * time.Second
+		f := newRootsFixture(t, timeout, ".")
+		roots := &clientRoots{block: make(chan struct{})}
+		roots.set(fileURI(f.path("a")))
+		c := connectWithRoots(t, f, roots)
+		defer close(roots.block) // the client never answers until the test ends
+
+		start := time.Now()
+		wantOK(t, call(t, c, bridge.ReadTextFile, map[string]any{"path": "b/other.txt"}))
+		if waited := time.Since(start); waited != timeout {
+			t.Errorf("the tool call waited %v, want %v", waited, timeout)
+		}
+		if logs := f.logs.String(); !strings.Contains(logs, "did not arrive in time") {
+			t.Errorf("no log of the timeout:\n%s", logs)
+		}
+	})
+}
+
+func TestClientWithoutRootsIsNotAsked(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newRootsFixture(t, 0, ".")
+			c := connect(t, f.srv, era.version)
+			if !canRead(t, c, f.path("b/other.txt")) {
+				t.Error("a client without roots is narrowed")
+			}
+		})
+	}
+}
+
+// The stateless protocol has no handshake and no server-to-client
+// requests: its clients keep the configured roots.
+func TestStatelessClientKeepsConfiguredRoots(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.path("a")))
+	c := connect(t, f.srv, mcp.LATEST_PROTOCOL_VERSION, client.WithRootsHandler(roots))
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("a stateless client is narrowed")
+	}
+	if n := roots.callCount(); n != 0 {
+		t.Errorf("roots/list asked %d times, want 0", n)
+	}
+}

@@ -1,0 +1,179 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// A Session is one agent session's files as the MCP tools see them.
+//
+// Its fields are read by [NewServer] and must not change afterwards.
+type Session struct {
+	// WorkDir is the absolute directory that relative paths resolve
+	// against.
+	WorkDir string
+
+	// FS serves the reads and writes. It confines them to the session's
+	// roots.
+	FS runtime.FS
+
+	// ReadOnly leaves write_text_file out of the server altogether.
+	ReadOnly bool
+
+	// MaxFileSize is the size limit FS enforces, in bytes, for the tool
+	// descriptions. Zero leaves the limit unmentioned.
+	MaxFileSize int64
+
+	// Narrow, if not nil, returns an FS confined to those of dirs that lie
+	// inside FS's roots (see [runtime.Disk.Narrow]): an MCP client's roots
+	// narrow the session with it. An FS it returns that has a
+	// Roots() []string method is asked for them, to warn when nothing is
+	// left; one that is an io.Closer is closed once it is replaced and no
+	// tool call uses it. nil means client roots are ignored.
+	Narrow func(dirs []string) (runtime.FS, error)
+}
+
+// DiskSession returns a Session on d: its working directory is d's first
+// root, its size limit d's, and client roots narrow it with d.Narrow. The
+// caller still owns d and closes it after the server is done.
+func DiskSession(d *runtime.Disk, readOnly bool) Session {
+	s := Session{
+		FS:          d,
+		ReadOnly:    readOnly,
+		MaxFileSize: d.MaxFileSize(),
+		Narrow: func(dirs []string) (runtime.FS, error) {
+			n, err := d.Narrow(dirs)
+			if err != nil {
+				return nil, err
+			}
+			return n, nil
+		},
+	}
+	if roots := d.Roots(); len(roots) > 0 {
+		s.WorkDir = roots[0]
+	}
+	return s
+}
+
+// Options configure the MCP server that [NewServer] builds.
+type Options struct {
+	// Name and Version identify the server to clients. They default to
+	// "mcp-acpfs" and "(devel)".
+	Name, Version string
+
+	// Logger receives the server's own log lines and mcp-go's; mcp-go's
+	// per-request lines are lowered to debug. nil discards them.
+	Logger *slog.Logger
+
+	// RootsTimeout bounds how long a tool call waits for a roots fetch in
+	// flight, and the fetch itself. Zero means DefaultRootsTimeout.
+	RootsTimeout time.Duration
+}
+
+// DefaultRootsTimeout is the default of [Options.RootsTimeout].
+const DefaultRootsTimeout = 5 * time.Second
+
+// instructions is what the server tells a client about itself in the
+// handshake.
+const instructions = "Reads and writes text files of the user's workspace. " +
+	"Paths may be absolute or relative to the working directory; only files inside the allowed roots can be used."
+
+// NewServer returns an MCP server for one session's files, with the tools
+// read_text_file and, unless sess.ReadOnly, write_text_file. Arguments are
+// validated against the tools' input schemas, which reject unknown
+// properties.
+//
+// The server serves any number of MCP clients over any mcp-go transport; a
+// client's roots narrow only that client's view.
+func NewServer(sess Session, opts Options) (*server.MCPServer, error) {
+	if sess.FS == nil {
+		return nil, errors.New("bridge: Session.FS is nil")
+	}
+	if !filepath.IsAbs(sess.WorkDir) {
+		return nil, errors.New("bridge: Session.WorkDir " + strconv.Quote(sess.WorkDir) + " is not absolute")
+	}
+	if opts.Name == "" {
+		opts.Name = "mcp-acpfs"
+	}
+	if opts.Version == "" {
+		opts.Version = "(devel)"
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.RootsTimeout <= 0 {
+		opts.RootsTimeout = DefaultRootsTimeout
+	}
+
+	b := &binding{
+		sess:    sess,
+		log:     logger,
+		timeout: opts.RootsTimeout,
+		clients: make(map[string]*clientRoots),
+	}
+	hooks := &server.Hooks{}
+	srv := server.NewMCPServer(opts.Name, opts.Version,
+		server.WithToolCapabilities(false),
+		server.WithLogging(),
+		server.WithInputSchemaValidation(),
+		server.WithStrictInputSchemaDefault(),
+		server.WithRecovery(),
+		server.WithInstructions(instructions),
+		server.WithLogger(slog.New(lowerInfo{logger.Handler()})),
+		server.WithHooks(hooks),
+	)
+	b.srv = srv
+	hooks.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {
+		if tool := srv.GetTool(req.Params.Name); tool != nil {
+			rewriteValidationResult(tool.Tool, req, result)
+		}
+	})
+	b.watchRoots(hooks)
+	b.addTools()
+	return srv, nil
+}
+
+// binding ties one MCP server to its session.
+type binding struct {
+	sess    Session
+	srv     *server.MCPServer
+	log     *slog.Logger
+	timeout time.Duration
+
+	mu      sync.Mutex
+	clients map[string]*clientRoots // by MCP session id; guarded by mu
+}
+
+// lowerInfo is a slog handler that logs info records at debug level: mcp-go
+// logs every request at info, which is too chatty for an info log.
+type lowerInfo struct{ slog.Handler }
+
+func (h lowerInfo) Enabled(ctx context.Context, l slog.Level) bool {
+	return h.Handler.Enabled(ctx, lower(l))
+}
+
+func (h lowerInfo) Handle(ctx context.Context, r slog.Record) error {
+	r.Level = lower(r.Level)
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h lowerInfo) WithAttrs(as []slog.Attr) slog.Handler { return lowerInfo{h.Handler.WithAttrs(as)} }
+func (h lowerInfo) WithGroup(name string) slog.Handler    { return lowerInfo{h.Handler.WithGroup(name)} }
+
+func lower(l slog.Level) slog.Level {
+	if l == slog.LevelInfo {
+		return slog.LevelDebug
+	}
+	return l
+}

@@ -1,0 +1,136 @@
+// Command mcp-acpfs serves a workspace's text files to a model over MCP.
+//
+// Usage:
+//
+//	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
+//	                [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+//	mcp-acpfs version
+//	mcp-acpfs help [COMMAND]
+//
+// serve speaks MCP on standard input and output, or with --http on a
+// loopback address over Streamable HTTP. Run "mcp-acpfs help serve" for its
+// flags.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{
+		stdin:  os.Stdin,
+		stdout: os.Stdout,
+		stderr: os.Stderr,
+		getenv: os.Getenv,
+	})
+	stop()
+	os.Exit(code)
+}
+
+// env is what a command may use of the process. Only main builds one from
+// the real process.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer // protocol bytes only, for serve
+	stderr io.Writer
+	getenv func(string) string
+}
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the command failed
+	exitUsage = 2 // bad command line
+)
+
+// A command is a subcommand of mcp-acpfs.
+type command struct {
+	name    string
+	summary string
+	// usage prints the full help of the command.
+	usage func(w io.Writer)
+	// run runs the command c, itself, with the arguments after its name
+	// and returns the exit code.
+	run func(ctx context.Context, c *command, args []string, e *env) int
+}
+
+// commands are the subcommands, in the order help lists them.
+var commands []*command
+
+func init() {
+	commands = []*command{serveCmd, versionCmd, helpCmd}
+}
+
+func lookup(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run runs mcp-acpfs with args, the arguments after the program name.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) == 0 {
+		mainUsage(e.stderr)
+		return exitUsage
+	}
+	switch name := args[0]; name {
+	case "-h", "-help", "--help":
+		mainUsage(e.stderr)
+		return exitOK
+	default:
+		c := lookup(name)
+		if c == nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs: unknown command %q\n", name)
+			fmt.Fprintln(e.stderr, "usage: mcp-acpfs <command> [arguments]; run 'mcp-acpfs help' for the commands")
+			return exitUsage
+		}
+		return c.run(ctx, c, args[1:], e)
+	}
+}
+
+func mainUsage(w io.Writer) {
+	fmt.Fprint(w, "mcp-acpfs serves a workspace's text files to a model over MCP.\n\n")
+	fmt.Fprint(w, "Usage:\n\n\tmcp-acpfs <command> [arguments]\n\nThe commands are:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, "\nRun 'mcp-acpfs help <command>' or 'mcp-acpfs <command> -h' for more about a command.\n")
+}
+
+var helpCmd = &command{
+	name:    "help",
+	summary: "show help for mcp-acpfs or one of its commands",
+	usage: func(w io.Writer) {
+		fmt.Fprint(w, "usage: mcp-acpfs help [command]\n\nhelp shows the commands of mcp-acpfs, or the help of one of them.\n")
+	},
+	run: func(ctx context.Context, help *command, args []string, e *env) int {
+		fs := newFlagSet("help", e)
+		if code, ok := parse(fs, args, e, help); !ok {
+			return code
+		}
+		switch fs.NArg() {
+		case 0:
+			mainUsage(e.stdout)
+			return exitOK
+		case 1:
+			c := lookup(fs.Arg(0))
+			if c == nil {
+				fmt.Fprintf(e.stderr, "mcp-acpfs help: unknown command %q; run 'mcp-acpfs help' for the commands\n", fs.Arg(0))
+				return exitUsage
+			}
+			c.usage(e.stdout)
+			return exitOK
+		}
+		fmt.Fprintln(e.stderr, "usage: mcp-acpfs help [command]")
+		return exitUsage
+	},
+}

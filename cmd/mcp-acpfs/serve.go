@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// tokenEnv names the environment variable that holds the bearer token of
+// serve --http.
+const tokenEnv = "MCP_ACPFS_TOKEN"
+
+var serveCmd = &command{
+	name:    "serve",
+	summary: "serve text files over MCP (stdio, or Streamable HTTP on loopback)",
+	usage: func(w io.Writer) {
+		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+
+serve is an MCP server with the tools read_text_file and write_text_file.
+It speaks MCP on standard input and output, and logs on standard error.
+It ends when standard input ends, or on SIGINT or SIGTERM.
+
+Flags:
+
+  --root DIR
+	a directory whose files the tools may use; repeat it for more.
+	The default is the current directory. Relative paths given to the
+	tools resolve against the first root.
+  --read-only
+	leave write_text_file out.
+  --max-file-size N
+	the largest content a read returns or a write accepts, in bytes or
+	with a binary unit: 512KiB, 10MiB, 1GiB (K, M, G mean the same).
+	The default is 10MiB. A line range of a larger file can still be read.
+  --http ADDR
+	serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR
+	must be a loopback address: 127.0.0.1:PORT, [::1]:PORT or
+	localhost:PORT; port 0 picks a free port. The URL is logged at
+	startup. Every request needs "Authorization: Bearer TOKEN", where
+	TOKEN is $MCP_ACPFS_TOKEN, or a random token logged at startup when
+	that is unset. Requests from web pages (another Host or Origin) are
+	refused.
+  --http-no-auth
+	with --http, accept requests without a token.
+  --log-level LEVEL
+	debug, info, warn or error. The default is info.
+`)
+	},
+	run: runServe,
+}
+
+// serveConfig is the parsed command line of serve.
+type serveConfig struct {
+	roots       rootsFlag
+	readOnly    bool
+	maxFileSize sizeFlag
+	httpAddr    string
+	httpNoAuth  bool
+	level       levelFlag
+}
+
+func runServe(ctx context.Context, c *command, args []string, e *env) int {
+	var cfg serveConfig
+	fs := newFlagSet("serve", e)
+	fs.Var(&cfg.roots, "root", "a directory the tools may use (repeatable)")
+	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave write_text_file out")
+	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
+	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP on this loopback address")
+	fs.BoolVar(&cfg.httpNoAuth, "http-no-auth", false, "accept HTTP requests without a token")
+	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
+	if code, ok := parse(fs, args, e, c); !ok {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "mcp-acpfs serve: unexpected argument %q\n", fs.Arg(0))
+		usageLine(e.stderr, c)
+		return exitUsage
+	}
+	if cfg.httpAddr != "" {
+		if err := bridge.CheckLoopbackAddr(cfg.httpAddr); err != nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs serve: --http: %v\n", err)
+			return exitUsage
+		}
+	} else if cfg.httpNoAuth {
+		fmt.Fprintln(e.stderr, "mcp-acpfs serve: --http-no-auth needs --http")
+		return exitUsage
+	}
+
+	handler := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &cfg.level})
+	logger := slog.New(handler)
+
+	roots := []string(cfg.roots)
+	if len(roots) == 0 {
+		roots = []string{"."}
+	}
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: int64(cfg.maxFileSize)})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
+		return exitFail
+	}
+	defer disk.Close()
+
+	srv, err := bridge.NewServer(bridge.DiskSession(disk, cfg.readOnly), bridge.Options{
+		Version: version(),
+		Logger:  logger,
+	})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
+		return exitFail
+	}
+	logger.Debug("serving", "roots", disk.Roots(), "read_only", cfg.readOnly, "max_file_size", disk.MaxFileSize())
+
+	if cfg.httpAddr != "" {
+		err = serveHTTP(ctx, srv, &cfg, e, logger)
+	} else {
+		err = bridge.ServeStdio(ctx, srv, e.stdin, e.stdout, logger)
+	}
+	if err != nil {
+		logger.Error("serve failed", "err", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// serveHTTP serves srv over Streamable HTTP on cfg.httpAddr until ctx is
+// done.
+func serveHTTP(ctx context.Context, srv *server.MCPServer, cfg *serveConfig, e *env, logger *slog.Logger) error {
+	token := ""
+	tokenFrom := "none"
+	if !cfg.httpNoAuth {
+		token, tokenFrom = e.getenv(tokenEnv), tokenEnv
+		if token == "" {
+			token, tokenFrom = bridge.NewToken(), "generated"
+		}
+	}
+	ln, err := net.Listen("tcp", cfg.httpAddr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String() + bridge.EndpointPath
+
+	// This line is how a user learns the URL and a generated token, so it
+	// is written whatever the log level.
+	r := slog.NewRecord(time.Now(), slog.LevelInfo, "serving MCP over Streamable HTTP", 0)
+	r.AddAttrs(slog.String("url", url))
+	switch tokenFrom {
+	case "generated":
+		r.AddAttrs(slog.String("token", token))
+	case tokenEnv:
+		r.AddAttrs(slog.String("token", "$"+tokenEnv))
+	default:
+		r.AddAttrs(slog.String("auth", "none"))
+	}
+	if err := logger.Handler().Handle(ctx, r); err != nil {
+		ln.Close()
+		return err
+	}
+	if cfg.httpNoAuth {
+		logger.Warn("HTTP requests are accepted without a token: any local process can use the tools")
+	}
+
+	hs := &http.Server{
+		Handler:           bridge.NewHTTPHandler(srv, token, logger),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdownCtx); err != nil {
+		hs.Close()
+	}
+	<-served
+	return nil
+}

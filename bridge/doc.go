@@ -1,7 +1,7 @@
 // Package bridge is the MCP side of mcp-acpfs: it serves one session's files
 // to a model as MCP tools.
 //
-// [NewServer] builds an mcp-go server for a [Session] with two tools,
+// [NewServer] builds an mcp-go server for a [Files] with two tools,
 // read_text_file and write_text_file (the latter left out for a read-only
 // session). Tool arguments are checked against their input schemas by
 // mcp-go; relative paths resolve against the session's working directory
@@ -14,7 +14,7 @@
 // (protocol 2025-11-25 and earlier) declares the roots capability, the
 // server asks for its roots after the handshake and whenever they change,
 // and confines that client's tool calls to the intersection of the client's
-// roots and the session's own (see [Session.Narrow]).
+// roots and the session's own (see [Files.Narrow]).
 //
 // [ServeStdio] serves a server on a pair of streams, answering the requests
 // in flight before it returns at the end of its input. [GuardHTTP] protects

@@ -98,15 +98,21 @@ func loopbackOrigin(origin string) bool {
 // bearerMatches reports whether the Authorization header values are exactly
 // one bearer credential equal to token.
 func bearerMatches(values []string, token string) bool {
+	cred, ok := bearerToken(values)
+	return ok && subtle.ConstantTimeCompare([]byte(cred), []byte(token)) == 1
+}
+
+// bearerToken returns the credential of the Authorization header values
+// when they are exactly one bearer credential (the scheme in any case).
+func bearerToken(values []string) (string, bool) {
 	if len(values) != 1 {
-		return false
+		return "", false
 	}
 	scheme, cred, ok := strings.Cut(strings.TrimSpace(values[0]), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return "", false
 	}
-	cred = strings.TrimSpace(cred)
-	return subtle.ConstantTimeCompare([]byte(cred), []byte(token)) == 1
+	return strings.TrimSpace(cred), true
 }
 
 // NewToken returns a random bearer token: 32 bytes, hex encoded.

@@ -16,7 +16,7 @@ import (
 
 // MCP roots, deprecated in protocol 2026-07-28 and requested with a
 // server-to-client roots/list request in the eras before it, only ever narrow
-// a session: the FS a client's tool calls use is Session.Narrow of the
+// a session: the FS a client's tool calls use is Files.Narrow of the
 // client's file:// roots, the intersection with the session's own roots.
 //
 // The fetch runs on its own goroutine, never in the notification handler:
@@ -33,7 +33,7 @@ type clientRoots struct {
 	ended   bool          // the session is gone
 	gen     uint64        // the number of fetches started
 	pending chan struct{} // closed when the newest fetch ends; nil when none is in flight
-	cur     *lease        // the narrowed FS in force; nil means Session.FS
+	cur     *lease        // the narrowed FS in force; nil means Files.FS
 	fetches sync.WaitGroup
 }
 
@@ -91,7 +91,7 @@ func (b *binding) watchRoots(hooks *server.Hooks) {
 			return
 		}
 		// The fetches are cancelled; wait for them, so that none uses
-		// Session.Narrow once the transport is done and the caller may close
+		// Files.Narrow once the transport is done and the caller may close
 		// the session's FS. A client's roots handler may ignore the
 		// cancellation (in process), hence the bound.
 		done := make(chan struct{})

@@ -60,7 +60,7 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
-	sess := bridge.DiskSession(disk, false)
+	sess := bridge.DiskFiles(disk, false)
 	narrow := sess.Narrow
 	sess.Narrow = func(dirs []string) (runtime.FS, error) {
 		fsys, err := narrow(dirs)

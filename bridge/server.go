@@ -15,10 +15,10 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
-// A Session is one agent session's files as the MCP tools see them.
+// Files is one agent session's files as the MCP tools see them.
 //
 // Its fields are read by [NewServer] and must not change afterwards.
-type Session struct {
+type Files struct {
 	// WorkDir is the absolute directory that relative paths resolve
 	// against.
 	WorkDir string
@@ -43,11 +43,11 @@ type Session struct {
 	Narrow func(dirs []string) (runtime.FS, error)
 }
 
-// DiskSession returns a Session on d: its working directory is d's first
+// DiskFiles returns the Files of d: its working directory is d's first
 // root, its size limit d's, and client roots narrow it with d.Narrow. The
 // caller still owns d and closes it after the server is done.
-func DiskSession(d *runtime.Disk, readOnly bool) Session {
-	s := Session{
+func DiskFiles(d *runtime.Disk, readOnly bool) Files {
+	s := Files{
 		FS:          d,
 		ReadOnly:    readOnly,
 		MaxFileSize: d.MaxFileSize(),
@@ -95,12 +95,12 @@ const instructions = "Reads and writes text files of the user's workspace. " +
 //
 // The server serves any number of MCP clients over any mcp-go transport; a
 // client's roots narrow only that client's view.
-func NewServer(sess Session, opts Options) (*server.MCPServer, error) {
+func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 	if sess.FS == nil {
-		return nil, errors.New("bridge: Session.FS is nil")
+		return nil, errors.New("bridge: Files.FS is nil")
 	}
 	if !filepath.IsAbs(sess.WorkDir) {
-		return nil, errors.New("bridge: Session.WorkDir " + strconv.Quote(sess.WorkDir) + " is not absolute")
+		return nil, errors.New("bridge: Files.WorkDir " + strconv.Quote(sess.WorkDir) + " is not absolute")
 	}
 	if opts.Name == "" {
 		opts.Name = "mcp-acpfs"
@@ -146,7 +146,7 @@ func NewServer(sess Session, opts Options) (*server.MCPServer, error) {
 
 // binding ties one MCP server to its session.
 type binding struct {
-	sess    Session
+	sess    Files
 	srv     *server.MCPServer
 	log     *slog.Logger
 	timeout time.Duration

@@ -69,7 +69,7 @@ func newFixture(t *testing.T, readOnly bool, roots ...string) *fixture {
 	}
 	t.Cleanup(func() { disk.Close() })
 	logs := &syncBuffer{}
-	srv, err := bridge.NewServer(bridge.DiskSession(disk, readOnly), bridge.Options{
+	srv, err := bridge.NewServer(bridge.DiskFiles(disk, readOnly), bridge.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
@@ -190,10 +190,10 @@ func (b *syncBuffer) String() string {
 
 func TestNewServerRejectsBadSession(t *testing.T) {
 	f := newFixture(t, false)
-	if _, err := bridge.NewServer(bridge.Session{WorkDir: f.dir}, bridge.Options{}); err == nil {
+	if _, err := bridge.NewServer(bridge.Files{WorkDir: f.dir}, bridge.Options{}); err == nil {
 		t.Error("NewServer with a nil FS: no error")
 	}
-	if _, err := bridge.NewServer(bridge.Session{WorkDir: "rel", FS: f.disk}, bridge.Options{}); err == nil {
+	if _, err := bridge.NewServer(bridge.Files{WorkDir: "rel", FS: f.disk}, bridge.Options{}); err == nil {
 		t.Error("NewServer with a relative WorkDir: no error")
 	}
 }

@@ -206,7 +206,7 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 			return "", &fs.PathError{Op: "read", Path: path, Err: ctx.Err()}
 		}
 	}}
-	srv, err := bridge.NewServer(bridge.Session{WorkDir: "/w", FS: fsys}, bridge.Options{})
+	srv, err := bridge.NewServer(bridge.Files{WorkDir: "/w", FS: fsys}, bridge.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

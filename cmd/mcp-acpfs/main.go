@@ -64,7 +64,7 @@ type command struct {
 var commands []*command
 
 func init() {
-	commands = []*command{serveCmd, versionCmd, helpCmd}
+	commands = []*command{serveCmd, proxyCmd, relayCmd, versionCmd, helpCmd}
 }
 
 func lookup(name string) *command {

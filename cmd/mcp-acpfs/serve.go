@@ -109,7 +109,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	}
 	defer disk.Close()
 
-	srv, err := bridge.NewServer(bridge.DiskSession(disk, cfg.readOnly), bridge.Options{
+	srv, err := bridge.NewServer(bridge.DiskFiles(disk, cfg.readOnly), bridge.Options{
 		Version: version(),
 		Logger:  logger,
 	})

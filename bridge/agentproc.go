@@ -1,0 +1,118 @@
+package bridge
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"syscall"
+	"time"
+)
+
+// An agentProcess is the ACP agent that the proxy runs as its child, in a
+// process group of its own, so that stopping it also stops whatever it
+// started (some agents relaunch themselves in a grandchild).
+type agentProcess struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stdout io.ReadCloser
+	exited chan struct{} // closed when the process has been waited for
+	err    error         // its exit status; read after exited
+}
+
+// startAgent starts argv with the proxy's environment and working
+// directory. Its stderr goes to stderr.
+func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no agent command given")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid:   true,
+		Pdeathsig: syscall.SIGKILL, // should the proxy itself be killed
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start agent %q: %w", argv[0], err)
+	}
+	a := &agentProcess{cmd: cmd, stdin: stdin, stdout: stdout, exited: make(chan struct{})}
+	go func() {
+		a.err = cmd.Wait()
+		close(a.exited)
+	}()
+	return a, nil
+}
+
+// stop ends the agent: it closes its stdin, which is how an ACP agent is
+// told to finish, waits up to grace, then sends the group SIGTERM, waits a
+// little more, and then SIGKILL. After the agent has exited, anything left
+// in its group is killed too. stop returns the agent's exit status.
+func (a *agentProcess) stop(grace time.Duration) error {
+	a.stdin.Close()
+	if !a.waitFor(grace) {
+		a.signalGroup(syscall.SIGTERM)
+		if !a.waitFor(grace/2 + 100*time.Millisecond) {
+			a.signalGroup(syscall.SIGKILL)
+			<-a.exited
+		}
+	}
+	a.signalGroup(syscall.SIGKILL) // orphans in the group, if any
+	return a.err
+}
+
+// signal forwards a signal the proxy received to the agent's group.
+func (a *agentProcess) signal(sig os.Signal) {
+	if s, ok := sig.(syscall.Signal); ok {
+		a.signalGroup(s)
+	}
+}
+
+func (a *agentProcess) waitFor(d time.Duration) bool {
+	select {
+	case <-a.exited:
+		return true
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-a.exited:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+func (a *agentProcess) signalGroup(sig syscall.Signal) {
+	// The group id is the agent's pid (Setpgid with Pgid 0). While any
+	// member lives the group keeps that id; once all are gone, ESRCH.
+	syscall.Kill(-a.cmd.Process.Pid, sig)
+}
+
+// exitCode is the agent's exit status as a process exit code: its own code,
+// or 128+signal when a signal ended it, or 1.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		if err == nil {
+			return 0
+		}
+		return 1
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	if c := ee.ExitCode(); c > 0 {
+		return c
+	}
+	return 1
+}

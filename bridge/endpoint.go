@@ -1,0 +1,306 @@
+package bridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// Environment variables that carry a stdio entry's relay socket and secret.
+const (
+	EnvRelaySocket = "MCP_ACPFS_RELAY_SOCKET"
+	EnvRelaySecret = "MCP_ACPFS_RELAY_SECRET"
+)
+
+// An MCPServerEntry is an ACP McpServer: how the agent reaches a session's
+// MCP server. Type is "http" for Streamable HTTP, or "" for stdio.
+type MCPServerEntry struct {
+	Type    string
+	Name    string
+	URL     string      // http
+	Headers []NameValue // http
+	Command string      // stdio
+	Args    []string    // stdio
+	Env     []NameValue // stdio
+}
+
+// NameValue is an ACP HttpHeader or EnvVariable.
+type NameValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// MarshalJSON gives the entry in the shape the ACP schema requires of its
+// variant, with every required member present.
+func (e MCPServerEntry) MarshalJSON() ([]byte, error) {
+	if e.Type == "" {
+		return json.Marshal(struct {
+			Name    string      `json:"name"`
+			Command string      `json:"command"`
+			Args    []string    `json:"args"`
+			Env     []NameValue `json:"env"`
+		}{e.Name, e.Command, nonNil(e.Args), nonNil(e.Env)})
+	}
+	return json.Marshal(struct {
+		Type    string      `json:"type"`
+		Name    string      `json:"name"`
+		URL     string      `json:"url"`
+		Headers []NameValue `json:"headers"`
+	}{e.Type, e.Name, e.URL, nonNil(e.Headers)})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// ServerEntry returns the entry to give the agent: Streamable HTTP if the
+// agent advertised mcpCapabilities.http (see [Bridge.InitializeAgent]),
+// else stdio, which every agent supports.
+func (s *Session) ServerEntry() (MCPServerEntry, error) {
+	s.bridge.mu.Lock()
+	http := s.bridge.agent.MCP.HTTP
+	s.bridge.mu.Unlock()
+	if http {
+		return s.HTTPEntry()
+	}
+	return s.StdioEntry()
+}
+
+// HTTPEntry returns an http entry: a URL on the bridge's loopback
+// endpoint, and the session's secret as a bearer token in a header.
+func (s *Session) HTTPEntry() (MCPServerEntry, error) {
+	ep, err := s.bridge.httpEndpoint()
+	if err != nil {
+		return MCPServerEntry{}, err
+	}
+	return MCPServerEntry{
+		Type:    "http",
+		Name:    s.bridge.opts.Name,
+		URL:     ep.url,
+		Headers: []NameValue{{"Authorization", "Bearer " + s.secret}},
+	}, nil
+}
+
+// StdioEntry returns a stdio entry that runs the relay command, which
+// connects back to the bridge over a private unix socket and presents the
+// session's secret.
+func (s *Session) StdioEntry() (MCPServerEntry, error) {
+	ep, err := s.bridge.unixEndpoint()
+	if err != nil {
+		return MCPServerEntry{}, err
+	}
+	argv := s.bridge.opts.RelayCommand
+	if len(argv) == 0 {
+		exe, err := os.Executable()
+		if err != nil {
+			return MCPServerEntry{}, fmt.Errorf("find this executable for the relay command: %w", err)
+		}
+		argv = []string{exe, "relay"}
+	}
+	return MCPServerEntry{
+		Name:    s.bridge.opts.Name,
+		Command: argv[0],
+		Args:    argv[1:],
+		Env:     []NameValue{{EnvRelaySocket, ep.path}, {EnvRelaySecret, s.secret}},
+	}, nil
+}
+
+// httpHandler serves the session over Streamable HTTP.
+func (s *Session) httpHandler() http.Handler {
+	s.httpOnce.Do(func() {
+		s.httpSrv = server.NewStreamableHTTPServer(s.mcp,
+			server.WithEndpointPath(EndpointPath),
+			server.WithStreamableHTTPLogger(slog.New(lowerInfo{s.bridge.log.Handler()})),
+		)
+		s.httpH = s.httpSrv
+	})
+	return s.httpH
+}
+
+// httpEndpoint is the bridge's one loopback HTTP listener. A request
+// reaches the session whose secret it carries, and no other.
+type httpEndpoint struct {
+	srv *http.Server
+	url string
+}
+
+func (b *Bridge) httpEndpoint() (*httpEndpoint, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("bridge is closed")
+	}
+	if b.http != nil {
+		return b.http, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback: %w", err)
+	}
+	ep := &httpEndpoint{
+		srv: &http.Server{Handler: GuardHTTP(http.HandlerFunc(b.serveHTTP), ""), ReadHeaderTimeout: 10 * time.Second},
+		url: "http://" + ln.Addr().String() + EndpointPath,
+	}
+	go ep.srv.Serve(ln)
+	b.http = ep
+	b.log.Debug("serving session MCP endpoints", "url", ep.url)
+	return ep, nil
+}
+
+func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != EndpointPath {
+		http.NotFound(w, r)
+		return
+	}
+	secret, ok := bearerToken(r.Header.Values("Authorization"))
+	var s *Session
+	if ok {
+		s = b.lookup(secret)
+	}
+	if s == nil {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "unauthorized: this endpoint needs the bearer token of an open session", http.StatusUnauthorized)
+		return
+	}
+	s.httpHandler().ServeHTTP(w, r)
+}
+
+func (ep *httpEndpoint) close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := ep.srv.Shutdown(ctx); err != nil {
+		return ep.srv.Close()
+	}
+	return nil
+}
+
+// unixEndpoint is the bridge's private unix socket for stdio relays, in a
+// directory only this user can enter.
+type unixEndpoint struct {
+	dir  string
+	path string
+	ln   *net.UnixListener
+	wg   sync.WaitGroup
+}
+
+// relayHandshakeTimeout bounds how long a relay may take to present its
+// secret; a connection that stalls is dropped.
+const relayHandshakeTimeout = 10 * time.Second
+
+func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, errors.New("bridge is closed")
+	}
+	if b.unix != nil {
+		return b.unix, nil
+	}
+	dir, err := os.MkdirTemp("", "mcp-acpfs-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	ep := &unixEndpoint{dir: dir, path: filepath.Join(dir, "relay.sock")}
+	ep.ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: ep.path, Net: "unix"})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("listen on a unix socket: %w", err)
+	}
+	ep.wg.Go(func() {
+		for {
+			conn, err := ep.ln.AcceptUnix()
+			if err != nil {
+				return
+			}
+			ep.wg.Go(func() { b.serveRelay(conn) })
+		}
+	})
+	b.unix = ep
+	return ep, nil
+}
+
+// serveRelay authenticates a relay connection and serves its session.
+func (b *Bridge) serveRelay(conn *net.UnixConn) {
+	fail := func(reason string) {
+		b.log.Warn("refused a relay connection", "reason", reason)
+		fmt.Fprintf(conn, "error: %s\n", reason)
+		conn.Close()
+	}
+	if uid, err := peerUID(conn); err != nil || uid != os.Getuid() {
+		fail("the peer is another user")
+		return
+	}
+	conn.SetReadDeadline(time.Now().Add(relayHandshakeTimeout))
+	br := bufio.NewReaderSize(conn, 256)
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		fail("no secret presented")
+		return
+	}
+	s := b.lookup(strings.TrimSpace(string(line)))
+	if s == nil {
+		fail("the secret matches no open session")
+		return
+	}
+	conn.SetReadDeadline(time.Time{})
+	if _, err := conn.Write([]byte("ok\n")); err != nil {
+		conn.Close()
+		return
+	}
+	// Bytes the relay sent after its secret are already in br.
+	ServeStream(s.ctx, s.mcp, bufferedConn{br, conn}, s.bridge.log)
+}
+
+// bufferedConn reads through a bufio.Reader that may hold read-ahead.
+type bufferedConn struct {
+	r *bufio.Reader
+	*net.UnixConn
+}
+
+func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
+
+// peerUID returns the user id of the process at the other end of conn.
+func peerUID(conn *net.UnixConn) (int, error) {
+	raw, err := conn.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	var cred *syscall.Ucred
+	var credErr error
+	err = raw.Control(func(fd uintptr) {
+		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
+	})
+	if err != nil {
+		return -1, err
+	}
+	if credErr != nil {
+		return -1, credErr
+	}
+	return int(cred.Uid), nil
+}
+
+func (ep *unixEndpoint) close() error {
+	err := ep.ln.Close()
+	os.RemoveAll(ep.dir)
+	return err
+}

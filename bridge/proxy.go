@@ -1,0 +1,410 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+)
+
+// ACP methods the proxy looks into. Everything else passes through as is.
+const (
+	methodInitialize    = "initialize"
+	methodSessionNew    = "session/new"
+	methodSessionLoad   = "session/load"
+	methodSessionResume = "session/resume"
+	methodSessionFork   = "session/fork"
+	methodSessionClose  = "session/close"
+)
+
+// DefaultStopGrace is how long the proxy gives the agent to exit after its
+// stdin is closed, before it signals the agent's process group.
+const DefaultStopGrace = 3 * time.Second
+
+// ProxyOptions configure [RunProxy].
+type ProxyOptions struct {
+	// Bridge configures the sessions' tools.
+	Bridge BridgeOptions
+	// Trace, if not nil, receives every message of both hops as JSON
+	// lines, with direction and time.
+	Trace io.Writer
+	// AgentStderr receives the agent's stderr.
+	AgentStderr io.Writer
+	// StopGrace is how long the agent may take to exit once told to;
+	// zero means DefaultStopGrace.
+	StopGrace time.Duration
+	// MaxLineSize bounds one message; zero means wire.DefaultMaxLineSize.
+	MaxLineSize int
+}
+
+// RunProxy runs the ACP agent argv as a child process and stands between
+// it and the editor, which speaks ACP over editor. It forwards every
+// message in both directions unchanged, but for three things: each hop has
+// request ids of its own; initialize is read for the peers' capabilities;
+// and session/new, session/load, session/resume and session/fork get one
+// more MCP server, which serves that session's file tools (see [Bridge]).
+//
+// It returns when either peer is gone, having stopped the agent and its
+// process group: the exit code is 0 when the editor closed the stream,
+// and non-zero when the agent exited first (its own code if it had one).
+// Every editor request the agent left unanswered is answered with an error.
+func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opts ProxyOptions) (int, error) {
+	log := opts.Bridge.Logger
+	if log == nil {
+		log = slog.Default()
+		opts.Bridge.Logger = log
+	}
+	if opts.StopGrace <= 0 {
+		opts.StopGrace = DefaultStopGrace
+	}
+	if opts.AgentStderr == nil {
+		opts.AgentStderr = io.Discard
+	}
+	agent, err := startAgent(argv, opts.AgentStderr)
+	if err != nil {
+		return 1, err
+	}
+	trace := newTracer(opts.Trace)
+	p := &proxy{
+		editor: newHop("editor", editor, trace),
+		agent:  newHop("agent", agent.stdin, trace),
+		trace:  trace,
+		log:    log,
+	}
+	p.bridge = NewBridge(p.editor, opts.Bridge)
+	defer p.bridge.Close()
+
+	editorWriter := goDone(func() { p.editor.out.run() })
+	agentWriter := goDone(func() { p.agent.out.run() })
+	readerOpts := func(label string) wire.ReaderOptions {
+		return wire.ReaderOptions{MaxLineSize: opts.MaxLineSize, Logger: log, Label: label}
+	}
+	editorDone := make(chan error, 1)
+	agentDone := make(chan error, 1)
+	go func() { editorDone <- p.pump(wire.NewReader(editor, readerOpts("editor")), p.editor, p.agent) }()
+	go func() { agentDone <- p.pump(wire.NewReader(agent.stdout, readerOpts("agent")), p.agent, p.editor) }()
+
+	code := 0
+	select {
+	case err := <-editorDone:
+		// The editor is gone: answer what the agent asked of it, let the
+		// agent read what is queued for it, and stop it.
+		log.Debug("the editor closed the stream", "error", err)
+		p.failPending(p.editor, errPeerClosed("editor", err), p.agent)
+		p.agent.out.close()
+		waitAtMost(agentWriter, opts.StopGrace)
+		agent.stop(opts.StopGrace) // closing its stdin also unblocks the writer
+		<-agentDone
+	case err := <-agentDone:
+		log.Debug("the agent closed its stdout", "error", err)
+		agent.waitFor(opts.StopGrace)
+		code = p.agentGone(agent)
+	case <-agent.exited:
+		// Exited, but something (a grandchild) may hold stdout open.
+		if !waitAtMost(agentDone, opts.StopGrace) {
+			agent.stop(0)
+			<-agentDone
+		}
+		code = p.agentGone(agent)
+	case <-ctx.Done():
+		p.failPending(p.agent, errors.New("mcp-acpfs was interrupted"), p.editor)
+		agent.stop(opts.StopGrace)
+		code = 1
+	}
+	// Let the editor read what is queued for it, unless it has stopped
+	// reading; then close everything.
+	p.editor.out.close()
+	p.agent.out.close()
+	waitAtMost(editorWriter, opts.StopGrace)
+	editor.Close()
+	agent.stdin.Close()
+	<-editorWriter
+	<-agentWriter
+	return code, nil
+}
+
+// goDone runs f in a goroutine and returns a channel closed when it returns.
+func goDone(f func()) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	return done
+}
+
+// waitAtMost waits for c to yield or close, for at most d, and reports
+// whether it did.
+func waitAtMost[T any](c <-chan T, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// agentGone answers the editor's unanswered requests and returns the exit
+// code for an agent that ended on its own.
+func (p *proxy) agentGone(agent *agentProcess) int {
+	agent.stop(0) // reaps the rest of its group
+	cause := fmt.Errorf("the agent exited (%v) before answering", agentStatus(agent.err))
+	p.log.Error("the agent exited", "status", agentStatus(agent.err))
+	p.failPending(p.agent, cause, p.editor)
+	if code := exitCode(agent.err); code != 0 {
+		return code
+	}
+	return 1
+}
+
+func agentStatus(err error) string {
+	if err == nil {
+		return "exit status 0"
+	}
+	return err.Error()
+}
+
+// proxy forwards between the two hops.
+type proxy struct {
+	editor, agent *hop
+	bridge        *Bridge
+	trace         *tracer
+	log           *slog.Logger
+}
+
+// pump handles the messages from one peer until its stream ends.
+func (p *proxy) pump(r *wire.Reader, from, to *hop) error {
+	for {
+		m, err := r.Next()
+		if err != nil {
+			return err
+		}
+		p.trace.record("from-"+from.name, m.Raw)
+		switch m.Kind() {
+		case wire.KindRequest:
+			p.forwardRequest(m, from, to)
+		case wire.KindNotification:
+			p.forwardNotification(m, to)
+		case wire.KindResponse:
+			p.handleResponse(m, from, to)
+		}
+	}
+}
+
+// forwardRequest sends a request on to the other peer under an id of the
+// other hop, rewriting session requests from the editor on the way.
+func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
+	pr := &pendingRequest{method: m.Method, origin: m.ID}
+	var rewritten []byte // the message with another mcpServers, if any
+	if from == p.editor {
+		switch m.Method {
+		case methodInitialize:
+			p.bridge.Initialize(m.Params)
+		case methodSessionNew, methodSessionLoad, methodSessionResume, methodSessionFork:
+			rewritten, pr.session = p.inject(m)
+		case methodSessionClose:
+			var params struct {
+				SessionID string `json:"sessionId"`
+			}
+			json.Unmarshal(m.Params, &params)
+			pr.closes = params.SessionID
+		}
+	}
+	id, err := to.register(pr)
+	if err != nil {
+		from.send(wire.ErrorResponse(m.ID, wire.CodeInternalError, errPeerClosed(to.name, err).Error(), nil))
+		if pr.session != nil {
+			pr.session.Close()
+		}
+		return
+	}
+	ourID := json.RawMessage(strconv.FormatInt(id, 10))
+	var line []byte
+	if rewritten == nil {
+		line, err = m.WithID(ourID)
+	} else {
+		line, err = wire.SetID(rewritten, ourID)
+	}
+	if err != nil { // cannot happen for a parsed message
+		p.log.Error("rewrite a request id", "method", m.Method, "error", err)
+		return
+	}
+	to.send(line)
+}
+
+// inject returns a session request with the session's MCP server entry
+// added to its mcpServers, and the session. If anything is wrong with the
+// request, it returns nil, and the request is forwarded as it is for the
+// agent to answer.
+func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
+	sp, err := ParseSessionParams(m.Params)
+	if err != nil {
+		p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
+		return nil, nil
+	}
+	if m.Method == methodSessionFork || m.Method == methodSessionNew {
+		sp.SessionID = "" // fork names its source; the new id comes with the response
+	}
+	s, err := p.bridge.OpenSession(sp)
+	if err != nil {
+		p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
+		return nil, nil
+	}
+	entry, err := s.ServerEntry()
+	if err == nil {
+		var raw []byte
+		if raw, err = appendMCPServer(m.Raw, entry); err == nil {
+			return raw, s
+		}
+	}
+	p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
+	s.Close()
+	return nil, nil
+}
+
+// appendMCPServer returns msg with entry appended to params.mcpServers,
+// all else JSON-equal.
+func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &top); err != nil {
+		return nil, err
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(top["params"], &params); err != nil {
+		return nil, err
+	}
+	var servers []json.RawMessage
+	if s, ok := params["mcpServers"]; ok && string(s) != "null" {
+		if err := json.Unmarshal(s, &servers); err != nil {
+			return nil, fmt.Errorf("mcpServers: %w", err)
+		}
+	}
+	e, err := json.Marshal(entry)
+	if err != nil {
+		return nil, err
+	}
+	servers = append(nonNil(servers), e)
+	if params["mcpServers"], err = json.Marshal(servers); err != nil {
+		return nil, err
+	}
+	if top["params"], err = json.Marshal(params); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
+}
+
+// forwardNotification sends a notification on. A $/cancel_request names a
+// request by its id on the sender's hop; it is renamed to the id that
+// request has on the receiver's hop, or dropped if it was answered.
+func (p *proxy) forwardNotification(m wire.Message, to *hop) {
+	if m.Method != methodCancelRequest {
+		to.send(m.Raw)
+		return
+	}
+	var params map[string]json.RawMessage
+	if err := json.Unmarshal(m.Params, &params); err != nil {
+		p.log.Warn("dropping a malformed $/cancel_request", "error", err)
+		return
+	}
+	id, ok := to.ourID(params["requestId"])
+	if !ok {
+		p.log.Debug("dropping $/cancel_request for a request no longer pending", "requestId", string(params["requestId"]))
+		return
+	}
+	params["requestId"] = json.RawMessage(strconv.FormatInt(id, 10))
+	line, err := replaceParams(m.Raw, params)
+	if err != nil {
+		p.log.Warn("dropping a $/cancel_request", "error", err)
+		return
+	}
+	to.send(line)
+}
+
+// replaceParams returns msg with new params, all else JSON-equal.
+func replaceParams(msg []byte, params map[string]json.RawMessage) ([]byte, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(msg, &top); err != nil {
+		return nil, err
+	}
+	var err error
+	if top["params"], err = json.Marshal(params); err != nil {
+		return nil, err
+	}
+	return json.Marshal(top)
+}
+
+// handleResponse routes a response from a peer: to the proxy's own caller,
+// or back to the other peer under the id its request had there.
+func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
+	_, pr := from.take(m.ID)
+	if pr == nil {
+		p.log.Warn("dropping a response to no pending request", "from", from.name, "id", string(m.ID))
+		return
+	}
+	if pr.reply != nil {
+		pr.reply <- m
+		return
+	}
+	if from == p.agent {
+		p.observe(pr, m)
+	}
+	line, err := m.WithID(pr.origin)
+	if err != nil {
+		p.log.Error("rewrite a response id", "error", err)
+		return
+	}
+	to.send(line)
+}
+
+// observe learns from the agent's answers: its capabilities, the ids of
+// new sessions, and which sessions closed.
+func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
+	ok := m.Error == nil
+	switch pr.method {
+	case methodInitialize:
+		if ok {
+			p.bridge.InitializeAgent(m.Result)
+		}
+	case methodSessionNew, methodSessionFork:
+		if pr.session == nil {
+			return
+		}
+		var res struct {
+			SessionID string `json:"sessionId"`
+		}
+		if !ok || json.Unmarshal(m.Result, &res) != nil || res.SessionID == "" {
+			pr.session.Close()
+			return
+		}
+		pr.session.Bind(res.SessionID)
+	case methodSessionLoad, methodSessionResume:
+		if pr.session != nil && !ok {
+			pr.session.Close()
+		}
+	case methodSessionClose:
+		if ok && pr.closes != "" {
+			for _, s := range p.bridge.Sessions(pr.closes) {
+				s.Close()
+			}
+		}
+	}
+}
+
+// failPending ends a hop and answers, on the other hop, every request that
+// was forwarded to it and is still unanswered.
+func (p *proxy) failPending(h *hop, cause error, back *hop) {
+	for _, pr := range h.close(cause) {
+		back.send(wire.ErrorResponse(pr.origin, wire.CodeInternalError, cause.Error(), nil))
+		if pr.session != nil {
+			pr.session.Close()
+		}
+	}
+}

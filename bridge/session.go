@@ -1,0 +1,327 @@
+package bridge
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// BridgeOptions configure a [Bridge].
+type BridgeOptions struct {
+	// Name is the name of the MCP server entry given to the agent, and
+	// so the prefix under which its model sees the tools. Default "acpfs".
+	Name string
+	// Roots are directories every session may use besides its own cwd
+	// and additionalDirectories.
+	Roots []string
+	// Policy forces a route, or leaves it to the editor's capabilities.
+	Policy capabilities.Policy
+	// MaxFileSize limits reads and writes; zero means the runtime default.
+	MaxFileSize int64
+	// ReadOnly leaves the writing tools out.
+	ReadOnly bool
+	// RelayCommand is the command line that an agent runs for a stdio
+	// entry; the relay's socket and secret are passed in its environment.
+	// The default is this executable with the argument "relay", which is
+	// right for the mcp-acpfs binary; a Go agent that embeds the bridge
+	// sets it to a binary that calls [Relay].
+	RelayCommand []string
+	// Version is reported to MCP clients.
+	Version string
+	// Logger receives the bridge's log lines; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// A Bridge gives the ACP sessions of one editor connection the mcp-acpfs
+// file tools. Each session's tools go to the editor through the ACP
+// client's fs methods where the editor advertised them, and to the local
+// disk otherwise, always within that session's roots.
+//
+// A Go ACP agent embeds it so: it passes its connection to the editor to
+// [NewBridge], hands over the initialize params with [Bridge.Initialize],
+// opens a [Session] for each session/new (or load, resume, fork) with the
+// request's params, binds it to the session id, and then gives its model
+// the session's tools in-process ([Session.MCPServer]) or adds
+// [Session.ServerEntry] to the MCP servers it connects to. mcp-acpfs proxy
+// does exactly this for an agent it does not control.
+type Bridge struct {
+	editor runtime.Caller
+	opts   BridgeOptions
+	log    *slog.Logger
+
+	mu       sync.Mutex
+	client   capabilities.Client
+	agent    capabilities.Agent
+	sessions map[[sha256.Size]byte]*Session // by hash of secret
+	http     *httpEndpoint                  // started on first use
+	unix     *unixEndpoint                  // started on first use
+	closed   bool
+}
+
+// NewBridge returns a Bridge whose editor route calls editor, the agent's
+// connection to the ACP client. Until Initialize is called, the editor is
+// taken to advertise nothing, so every operation goes to disk.
+func NewBridge(editor runtime.Caller, opts BridgeOptions) *Bridge {
+	if opts.Name == "" {
+		opts.Name = "acpfs"
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Bridge{editor: editor, opts: opts, log: log, sessions: make(map[[sha256.Size]byte]*Session)}
+}
+
+// Initialize records what the editor advertised, from the params of its
+// initialize request. Malformed capabilities count as not advertised.
+func (b *Bridge) Initialize(params json.RawMessage) {
+	req, _ := capabilities.ParseInitializeRequest(params)
+	b.mu.Lock()
+	b.client = req.Client
+	b.mu.Unlock()
+}
+
+// InitializeAgent records what the agent advertised, from the result of
+// its initialize response; it decides which kind of MCP server entry
+// [Session.ServerEntry] gives.
+func (b *Bridge) InitializeAgent(result json.RawMessage) {
+	res, _ := capabilities.ParseInitializeResponse(result)
+	b.mu.Lock()
+	b.agent = res.Agent
+	b.mu.Unlock()
+}
+
+// SessionParams are what a Session needs of the params of session/new,
+// session/load, session/resume or session/fork.
+type SessionParams struct {
+	// SessionID is known up front for load and resume; for new and fork
+	// it comes with the response (see [Session.Bind]).
+	SessionID             string   `json:"sessionId,omitempty"`
+	Cwd                   string   `json:"cwd"`
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+}
+
+// ParseSessionParams decodes the session params of an ACP request. A new,
+// load or fork without an absolute cwd is an error; so is an additional
+// directory that is not absolute.
+func ParseSessionParams(params json.RawMessage) (SessionParams, error) {
+	var p struct {
+		SessionID             json.RawMessage `json:"sessionId"`
+		Cwd                   json.RawMessage `json:"cwd"`
+		AdditionalDirectories json.RawMessage `json:"additionalDirectories"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return SessionParams{}, fmt.Errorf("session params: %w", err)
+	}
+	var sp SessionParams
+	json.Unmarshal(p.SessionID, &sp.SessionID) // lenient: a bad id is no id
+	if err := json.Unmarshal(p.Cwd, &sp.Cwd); err != nil || !filepath.IsAbs(sp.Cwd) {
+		return SessionParams{}, fmt.Errorf("session params: cwd %s is not an absolute path", p.Cwd)
+	}
+	if len(p.AdditionalDirectories) > 0 && string(p.AdditionalDirectories) != "null" {
+		if err := json.Unmarshal(p.AdditionalDirectories, &sp.AdditionalDirectories); err != nil {
+			return SessionParams{}, fmt.Errorf("session params: additionalDirectories: %w", err)
+		}
+	}
+	for _, d := range sp.AdditionalDirectories {
+		if !filepath.IsAbs(d) {
+			return SessionParams{}, fmt.Errorf("session params: additional directory %q is not an absolute path", d)
+		}
+	}
+	return sp, nil
+}
+
+// A Session is the file tools of one ACP session: a Router confined to the
+// session's roots, an MCP server, and a secret that is the only way to
+// reach them from outside the process.
+type Session struct {
+	bridge *Bridge
+	secret string
+	key    [sha256.Size]byte
+	cwd    string
+	disk   *runtime.Disk
+	router *runtime.Router
+	mcp    *server.MCPServer
+
+	bindOnce sync.Once
+	bound    chan struct{} // closed by Bind
+	id       string        // set before bound is closed
+	done     chan struct{} // closed by Close
+	closing  sync.Once
+
+	httpOnce sync.Once
+	httpH    http.Handler
+	httpSrv  *server.StreamableHTTPServer
+
+	ctx    context.Context // the session's lifetime, for its streams
+	cancel context.CancelFunc
+}
+
+// OpenSession opens the tools of a session whose params are p. Its roots
+// are its cwd, its additional directories and the bridge's Roots; those
+// that do not exist on this machine are left out, but the cwd must exist.
+// If p names the session id, the session is bound to it at once.
+func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
+	b.mu.Lock()
+	client, closed := b.client, b.closed
+	b.mu.Unlock()
+	if closed {
+		return nil, errors.New("bridge is closed")
+	}
+	roots := []string{p.Cwd}
+	for _, d := range slices.Concat(p.AdditionalDirectories, b.opts.Roots) {
+		if info, err := os.Stat(d); err != nil || !info.IsDir() {
+			b.log.Warn("leaving out a session root that is not a directory here", "dir", d, "error", err)
+			continue
+		}
+		roots = append(roots, d)
+	}
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize})
+	if err != nil {
+		return nil, fmt.Errorf("open the session's roots: %w", err)
+	}
+	s := &Session{
+		bridge: b,
+		secret: NewToken(),
+		cwd:    filepath.Clean(p.Cwd),
+		disk:   disk,
+		bound:  make(chan struct{}),
+		done:   make(chan struct{}),
+	}
+	s.key = sha256.Sum256([]byte(s.secret))
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	log := b.log.With("cwd", s.cwd)
+	editor := runtime.NewEditor(b.editor, runtime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize})
+	s.router = runtime.NewRouter(runtime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
+	s.mcp, err = NewServer(Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()},
+		Options{Version: b.opts.Version, Logger: log})
+	if err != nil {
+		disk.Close()
+		return nil, err
+	}
+	b.mu.Lock()
+	b.sessions[s.key] = s
+	b.mu.Unlock()
+	if p.SessionID != "" {
+		s.Bind(p.SessionID)
+	}
+	return s, nil
+}
+
+// Bind ties the session to its ACP session id, which every fs request to
+// the editor carries. Tool calls that need the editor wait for it. Only the
+// first Bind counts.
+func (s *Session) Bind(id string) {
+	s.bindOnce.Do(func() {
+		s.id = id
+		close(s.bound)
+	})
+}
+
+// ID returns the ACP session id, or "" before Bind.
+func (s *Session) ID() string {
+	select {
+	case <-s.bound:
+		return s.id
+	default:
+		return ""
+	}
+}
+
+var errSessionClosed = errors.New("the session is closed")
+
+// waitID is the Editor's source of the session id.
+func (s *Session) waitID(ctx context.Context) (string, error) {
+	select {
+	case <-s.bound:
+		return s.id, nil
+	case <-s.done:
+		return "", errSessionClosed
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+}
+
+// Router returns the session's FS.
+func (s *Session) Router() *runtime.Router { return s.router }
+
+// MCPServer returns the session's MCP server, for an agent that serves
+// the tools in-process (with mcp-go's in-process client, say).
+func (s *Session) MCPServer() *server.MCPServer { return s.mcp }
+
+// Close releases the session: its endpoints stop accepting its secret,
+// its streams end, and its roots are closed. Tool calls waiting for the
+// session id fail.
+func (s *Session) Close() error {
+	var err error
+	s.closing.Do(func() {
+		b := s.bridge
+		b.mu.Lock()
+		delete(b.sessions, s.key)
+		b.mu.Unlock()
+		close(s.done)
+		s.cancel()
+		if s.httpSrv != nil {
+			s.httpSrv.CloseSessions(context.Background())
+		}
+		err = s.disk.Close()
+	})
+	return err
+}
+
+// lookup finds the open session a secret belongs to.
+func (b *Bridge) lookup(secret string) *Session {
+	key := sha256.Sum256([]byte(secret))
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.sessions[key]
+}
+
+// Sessions returns the open sessions bound to id.
+func (b *Bridge) Sessions(id string) []*Session {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []*Session
+	for _, s := range b.sessions {
+		if s.ID() == id {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Close closes every session and stops the endpoints.
+func (b *Bridge) Close() error {
+	b.mu.Lock()
+	b.closed = true
+	sessions := make([]*Session, 0, len(b.sessions))
+	for _, s := range b.sessions {
+		sessions = append(sessions, s)
+	}
+	httpEP, unixEP := b.http, b.unix
+	b.mu.Unlock()
+	var errs []error
+	for _, s := range sessions {
+		errs = append(errs, s.Close())
+	}
+	if httpEP != nil {
+		errs = append(errs, httpEP.close())
+	}
+	if unixEP != nil {
+		errs = append(errs, unixEP.close())
+	}
+	return errors.Join(errs...)
+}

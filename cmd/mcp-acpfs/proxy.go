@@ -1,0 +1,169 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+)
+
+var proxyCmd = &command{
+	name:    "proxy",
+	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
+	usage: func(w io.Writer) {
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+
+proxy is what an editor launches as its ACP agent. It starts AGENT as its
+child, forwards every ACP message between the two unchanged, and adds an
+MCP server named NAME to every session the editor opens (session/new,
+load, resume and fork). That server's tools read and write the editor's
+files: through the editor's fs/read_text_file and fs/write_text_file where
+the editor advertised them, so reads see unsaved buffers and writes land in
+the editor, and on the local disk otherwise. Every path must lie inside the
+session's roots: its cwd, its additional directories and any --root.
+
+The agent reaches the server over Streamable HTTP on loopback if it
+advertised mcpCapabilities.http, and otherwise by running this binary in
+relay mode, which connects back over a private unix socket. Either way the
+session's secret is required.
+
+Flags:
+
+  --root DIR
+	a directory every session may use besides its own; repeatable.
+  --route auto|editor|disk
+	auto (the default) uses the editor for each fs method it advertised
+	and the disk otherwise; editor never uses the disk (a method the
+	editor lacks fails); disk never uses the editor.
+  --name NAME
+	the name of the MCP server given to the agent; default acpfs.
+  --read-only
+	leave write_text_file out.
+  --max-file-size N
+	the largest content a read returns or a write accepts: 512KiB,
+	10MiB (the default), 1GiB.
+  --trace FILE
+	append every message of both hops to FILE as JSON lines, with
+	direction and time.
+  --log-level LEVEL
+	debug, info, warn or error. The default is info.
+
+proxy exits when the editor closes the stream (status 0, after stopping
+the agent and everything it started) or when the agent exits (non-zero).
+`)
+	},
+	run: runProxy,
+}
+
+func runProxy(ctx context.Context, c *command, args []string, e *env) int {
+	var (
+		roots       rootsFlag
+		route       = capabilities.PolicyAuto
+		name        string
+		readOnly    bool
+		maxFileSize sizeFlag
+		tracePath   string
+		level       levelFlag
+	)
+	fs := newFlagSet("proxy", e)
+	fs.Var(&roots, "root", "a directory every session may use (repeatable)")
+	fs.TextVar(&route, "route", capabilities.PolicyAuto, "auto, editor or disk")
+	fs.StringVar(&name, "name", "acpfs", "the MCP server name")
+	fs.BoolVar(&readOnly, "read-only", false, "leave write_text_file out")
+	fs.Var(&maxFileSize, "max-file-size", "the size limit of a read or a write")
+	fs.StringVar(&tracePath, "trace", "", "append every message to this file")
+	fs.Var(&level, "log-level", "debug, info, warn or error")
+	if code, ok := parse(fs, args, e, c); !ok {
+		return code
+	}
+	argv := fs.Args()
+	if len(argv) == 0 {
+		fmt.Fprintln(e.stderr, "mcp-acpfs proxy: no agent command given after --")
+		usageLine(e.stderr, c)
+		return exitUsage
+	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &level})).With("component", "mcp-acpfs")
+
+	var trace io.Writer
+	if tracePath != "" {
+		f, err := os.OpenFile(tracePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs proxy: --trace: %v\n", err)
+			return exitFail
+		}
+		defer f.Close()
+		trace = f
+	}
+	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
+		Bridge: bridge.BridgeOptions{
+			Name:        name,
+			Roots:       roots,
+			Policy:      route,
+			MaxFileSize: int64(maxFileSize),
+			ReadOnly:    readOnly,
+			Version:     version(),
+			Logger:      logger,
+		},
+		Trace:       trace,
+		AgentStderr: e.stderr,
+	})
+	if err != nil {
+		logger.Error("proxy failed", "error", err)
+		if code == 0 {
+			code = exitFail
+		}
+	}
+	return code
+}
+
+// stdio is the editor's end of the proxy: standard input and output.
+type stdio struct {
+	io.Reader
+	io.Writer
+}
+
+// Close closes both ends, if they can be closed.
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		c.Close()
+	}
+	if c, ok := s.Writer.(io.Closer); ok {
+		c.Close()
+	}
+	return nil
+}
+
+var relayCmd = &command{
+	name:    "relay",
+	summary: "connect an agent's stdio MCP client to a running proxy (used by proxy itself)",
+	usage: func(w io.Writer) {
+		fmt.Fprint(w, `usage: mcp-acpfs relay
+
+relay is what an agent runs for the stdio MCP server that mcp-acpfs proxy
+adds to a session when the agent does not take HTTP servers. It connects to
+the proxy's unix socket named by $`+bridge.EnvRelaySocket+`, presents the
+session's secret from $`+bridge.EnvRelaySecret+`, and then relays MCP between
+its standard input and output and the proxy. It is not meant to be run by
+hand.
+`)
+	},
+	run: func(ctx context.Context, c *command, args []string, e *env) int {
+		fs := newFlagSet("relay", e)
+		if code, ok := parse(fs, args, e, c); !ok {
+			return code
+		}
+		if fs.NArg() > 0 {
+			usageLine(e.stderr, c)
+			return exitUsage
+		}
+		if err := bridge.Relay(ctx, e.stdin, e.stdout, e.getenv(bridge.EnvRelaySocket), e.getenv(bridge.EnvRelaySecret)); err != nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	},
+}

@@ -1,5 +1,8 @@
-// Package bridge is the MCP side of mcp-acpfs: it serves one session's files
-// to a model as MCP tools.
+// Package bridge serves a session's files to a model as MCP tools, and
+// stands between an ACP editor and an ACP agent to give every session of the
+// agent those tools.
+//
+// # MCP tools
 //
 // [NewServer] builds an mcp-go server for a [Files] with two tools,
 // read_text_file and write_text_file (the latter left out for a read-only
@@ -17,8 +20,30 @@
 // roots and the session's own (see [Files.Narrow]).
 //
 // [ServeStdio] serves a server on a pair of streams, answering the requests
-// in flight before it returns at the end of its input. [GuardHTTP] protects
-// a loopback HTTP endpoint against DNS rebinding and cross-origin requests
-// and checks a bearer token; [NewHTTPHandler] puts it in front of mcp-go's
-// Streamable HTTP transport.
+// in flight before it returns at the end of its input; [ServeStream] serves
+// one of many concurrent stream clients. [GuardHTTP] protects a loopback
+// HTTP endpoint against DNS rebinding and cross-origin requests and checks
+// a bearer token; [NewHTTPHandler] puts it in front of mcp-go's Streamable
+// HTTP transport.
+//
+// # Sessions of an ACP agent
+//
+// A [Bridge] holds the connection to the editor and what the editor
+// advertised at initialize. For each ACP session it opens a [Session]: a
+// [runtime.Router] confined to the session's cwd, additional directories
+// and configured roots, which sends each operation to the editor's
+// fs/read_text_file or fs/write_text_file where advertised and to disk
+// otherwise, with its own MCP server. A model reaches that server
+// in-process, or over an [MCPServerEntry]: Streamable HTTP on a loopback
+// listener shared by all sessions, or stdio through [Relay], which connects
+// back over a unix socket in a private directory. Either way the request
+// must carry the session's secret, which selects the session; no secret
+// reaches another session's files or id.
+//
+// A Go ACP agent embeds a Bridge directly (see the example). [RunProxy] does
+// the same for any ACP agent, run as a child process: it forwards every
+// message between editor and agent unchanged but for request ids (each hop
+// has its own, so the proxy's own fs requests to the editor never collide
+// with the agent's) and the MCP server entry it adds to session/new, load,
+// resume and fork.
 package bridge

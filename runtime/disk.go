@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"unicode/utf8"
 )
@@ -36,9 +37,13 @@ type DiskOptions struct {
 // or ".." that leads out of the root at the time of the operation, so there
 // is no window between a check and the open.
 type Disk struct {
-	roots []*diskRoot
-	max   int64
+	roots  []*diskRoot // fixed once opened
+	max    int64
+	closed atomic.Bool
 }
+
+// errClosed is the error of every operation on a closed Disk.
+var errClosed = fmt.Errorf("the roots are closed: %w", fs.ErrClosed)
 
 var _ FS = (*Disk)(nil)
 
@@ -169,6 +174,9 @@ func (r *diskRoot) rel(p string) (string, bool) {
 func (d *Disk) locate(path string) (*diskRoot, string, error) {
 	if err := checkPath(path); err != nil {
 		return nil, "", err
+	}
+	if d.closed.Load() {
+		return nil, "", errClosed
 	}
 	var best *diskRoot
 	var bestRel string
@@ -430,13 +438,16 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Close releases the roots.
+// Close releases the roots. Later operations fail with an error wrapping
+// fs.ErrClosed; one under way may fail too.
 func (d *Disk) Close() error {
+	if d.closed.Swap(true) {
+		return nil
+	}
 	var errs []error
 	for _, r := range d.roots {
 		errs = append(errs, r.root.Close())
 	}
-	d.roots = nil
 	return errors.Join(errs...)
 }
 

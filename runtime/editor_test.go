@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"net"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -16,83 +15,6 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
-
-// fakeEditor serves fs/* from an in-memory buffer store, as an ACP client
-// would serve its open buffers. Func fields override behaviour per test.
-type fakeEditor struct {
-	files *runtimetest.MemFS
-
-	mu    sync.Mutex
-	calls []editorCall
-
-	// fail, if set, answers a request with this error instead.
-	fail func(method string) *jsonrpc2.Error
-}
-
-type editorCall struct {
-	Method string
-	Params map[string]any
-}
-
-func (e *fakeEditor) Calls() []editorCall {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return append([]editorCall(nil), e.calls...)
-}
-
-func (e *fakeEditor) handle(ctx context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
-	var p struct {
-		SessionID string `json:"sessionId"`
-		Path      string `json:"path"`
-		Line      int    `json:"line"`
-		Limit     int    `json:"limit"`
-		Content   string `json:"content"`
-	}
-	var all map[string]any
-	if req.Params != nil {
-		json.Unmarshal(*req.Params, &p)
-		json.Unmarshal(*req.Params, &all)
-	}
-	e.mu.Lock()
-	e.calls = append(e.calls, editorCall{req.Method, all})
-	e.mu.Unlock()
-	if e.fail != nil {
-		if err := e.fail(req.Method); err != nil {
-			return nil, err
-		}
-	}
-	switch req.Method {
-	case runtime.MethodReadTextFile:
-		text, err := e.files.ReadTextFile(ctx, p.Path, p.Line, p.Limit)
-		if err != nil {
-			return nil, acpError(p.Path, p.Line, err)
-		}
-		return map[string]string{"content": text}, nil
-	case runtime.MethodWriteTextFile:
-		if err := e.files.WriteTextFile(ctx, p.Path, p.Content); err != nil {
-			return nil, acpError(p.Path, p.Line, err)
-		}
-		return nil, nil // Zed answers null
-	}
-	return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "method not found"}
-}
-
-// acpError answers as Zed does.
-func acpError(path string, line int, err error) *jsonrpc2.Error {
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		e := &jsonrpc2.Error{Code: runtime.CodeResourceNotFound, Message: "Resource not found"}
-		e.SetError(map[string]string{"uri": path})
-		return e
-	case errors.Is(err, runtime.ErrPastEnd):
-		e := &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "Invalid params"}
-		e.SetError(fmt.Sprintf("Attempting to read beyond the end of the file, line %d:0", line))
-		return e
-	case errors.Is(err, fs.ErrInvalid):
-		return &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: err.Error()}
-	}
-	return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: err.Error()}
-}
 
 // refuseRequests answers every request the editor might send us.
 type refuseRequests struct{}
@@ -105,12 +27,12 @@ func (refuseRequests) Handle(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.
 
 // dialFakeEditor connects to a fake editor over an in-process pipe with the
 // real codec, and returns our side of the connection.
-func dialFakeEditor(t *testing.T, ed *fakeEditor) *jsonrpc2.Conn {
+func dialFakeEditor(t *testing.T, ed *runtimetest.Editor) *jsonrpc2.Conn {
 	t.Helper()
 	a, b := net.Pipe()
 	ctx := context.WithoutCancel(t.Context())
 	edConn := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(a),
-		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.handle)))
+		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.Handle)))
 	us := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(b), jsonrpc2.AsyncHandler(refuseRequests{}))
 	t.Cleanup(func() { us.Close(); edConn.Close() })
 	return us
@@ -121,7 +43,7 @@ func fixedSession(id string) func(context.Context) (string, error) {
 }
 
 func TestEditorConformance(t *testing.T) {
-	ed := &fakeEditor{files: runtimetest.NewMemFS()}
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
 	e := runtime.NewEditor(dialFakeEditor(t, ed), runtime.EditorOptions{SessionID: fixedSession("sess_1")})
 	if err := runtimetest.TestFS(t.Context(), e, "/project"); err != nil {
 		t.Fatal(err)
@@ -133,8 +55,8 @@ func TestEditorConformance(t *testing.T) {
 }
 
 func TestEditorSendsSessionAndRange(t *testing.T) {
-	ed := &fakeEditor{files: runtimetest.NewMemFS()}
-	ed.files.WriteTextFile(t.Context(), "/p/a.txt", "one\ntwo\nthree\n")
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed.Buffers.WriteTextFile(t.Context(), "/p/a.txt", "one\ntwo\nthree\n")
 	e := runtime.NewEditor(dialFakeEditor(t, ed), runtime.EditorOptions{SessionID: fixedSession("sess_42")})
 	got, err := e.ReadTextFile(t.Context(), "/p/a.txt", 2, 1)
 	if err != nil || got != "two\n" {
@@ -143,7 +65,7 @@ func TestEditorSendsSessionAndRange(t *testing.T) {
 	if _, err := e.ReadTextFile(t.Context(), "/p/a.txt", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	calls := ed.Calls()
+	calls := ed.Requests()
 	want := []map[string]any{
 		{"sessionId": "sess_42", "path": "/p/a.txt", "line": float64(2), "limit": float64(1)},
 		{"sessionId": "sess_42", "path": "/p/a.txt"}, // no line or limit when absent
@@ -172,7 +94,7 @@ func TestEditorMapsErrors(t *testing.T) {
 		{1234, "custom", nil, nil},
 	}
 	for _, tt := range tests {
-		ed := &fakeEditor{files: runtimetest.NewMemFS(), fail: func(string) *jsonrpc2.Error {
+		ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS(), Fail: func(string, json.RawMessage) *jsonrpc2.Error {
 			e := &jsonrpc2.Error{Code: tt.code, Message: tt.message}
 			if tt.data != nil {
 				e.SetError(tt.data)
@@ -213,8 +135,8 @@ func TestEditorAcceptsEmptyObjectWriteResult(t *testing.T) {
 }
 
 func TestEditorWaitsForSessionID(t *testing.T) {
-	ed := &fakeEditor{files: runtimetest.NewMemFS()}
-	ed.files.WriteTextFile(t.Context(), "/p/a", "x")
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed.Buffers.WriteTextFile(t.Context(), "/p/a", "x")
 	bound := make(chan string, 1)
 	e := runtime.NewEditor(dialFakeEditor(t, ed), runtime.EditorOptions{SessionID: func(ctx context.Context) (string, error) {
 		select {
@@ -233,7 +155,7 @@ func TestEditorWaitsForSessionID(t *testing.T) {
 	if _, err := e.ReadTextFile(t.Context(), "/p/a", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	if c := ed.Calls(); len(c) != 1 || c[0].Params["sessionId"] != "late" {
+	if c := ed.Requests(); len(c) != 1 || c[0].Params["sessionId"] != "late" {
 		t.Errorf("calls = %v", c)
 	}
 }

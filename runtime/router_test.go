@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"strings"
@@ -17,16 +18,16 @@ import (
 // routerFixture is a session whose editor buffers differ from the disk.
 type routerFixture struct {
 	dir    string
-	ed     *fakeEditor
+	ed     *runtimetest.Editor
 	disk   *runtime.Disk
 	logBuf *bytes.Buffer
 }
 
 func newRouterFixture(t *testing.T) *routerFixture {
 	t.Helper()
-	f := &routerFixture{dir: realTempDir(t), ed: &fakeEditor{files: runtimetest.NewMemFS()}, logBuf: &bytes.Buffer{}}
+	f := &routerFixture{dir: realTempDir(t), ed: &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}, logBuf: &bytes.Buffer{}}
 	writeFile(t, f.dir+"/main.go", "package main // on disk\n")
-	f.ed.files.WriteTextFile(t.Context(), f.dir+"/main.go", "package main // unsaved buffer\n")
+	f.ed.Buffers.WriteTextFile(t.Context(), f.dir+"/main.go", "package main // unsaved buffer\n")
 	f.disk = openDisk(t, runtime.DiskOptions{}, f.dir)
 	return f
 }
@@ -53,7 +54,7 @@ func TestRouterReadsUnsavedBufferWhenAdvertised(t *testing.T) {
 	if err := r.WriteTextFile(t.Context(), f.dir+"/main.go", "edited\n"); err != nil {
 		t.Fatal(err)
 	}
-	if buf, _ := f.ed.files.Get(f.dir + "/main.go"); buf != "edited\n" {
+	if buf, _ := f.ed.Buffers.Get(f.dir + "/main.go"); buf != "edited\n" {
 		t.Errorf("editor buffer = %q", buf)
 	}
 	if disk := readFile(t, f.dir+"/main.go"); disk != "package main // on disk\n" {
@@ -70,7 +71,7 @@ func TestRouterUsesDiskWhenEditorCannotWrite(t *testing.T) {
 	if disk := readFile(t, f.dir+"/main.go"); disk != "to disk\n" {
 		t.Errorf("disk = %q", disk)
 	}
-	for _, c := range f.ed.Calls() {
+	for _, c := range f.ed.Requests() {
 		if c.Method == runtime.MethodWriteTextFile {
 			t.Errorf("the editor was sent %s without advertising it", c.Method)
 		}
@@ -84,7 +85,7 @@ func TestRouterUsesDiskWithoutFSCapability(t *testing.T) {
 	if err != nil || got != "package main // on disk\n" {
 		t.Fatalf("read = %q, %v; want the disk", got, err)
 	}
-	if calls := f.ed.Calls(); len(calls) != 0 {
+	if calls := f.ed.Requests(); len(calls) != 0 {
 		t.Errorf("editor got calls %v", calls)
 	}
 }
@@ -105,14 +106,14 @@ func TestRouterPolicies(t *testing.T) {
 	if err := r.WriteTextFile(t.Context(), f.dir+"/x", "y"); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("policy editor write without capability: err = %v", err)
 	}
-	if calls := f.ed.Calls(); len(calls) != 0 {
+	if calls := f.ed.Requests(); len(calls) != 0 {
 		t.Errorf("editor got calls %v", calls)
 	}
 }
 
 func TestRouterFallsBackOnceOnMethodNotFound(t *testing.T) {
 	f := newRouterFixture(t)
-	f.ed.fail = func(method string) *jsonrpc2.Error {
+	f.ed.Fail = func(string, json.RawMessage) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Method not found"}
 	}
 	r := f.router(t, true, true, capabilities.PolicyAuto)
@@ -122,7 +123,7 @@ func TestRouterFallsBackOnceOnMethodNotFound(t *testing.T) {
 			t.Fatalf("read after -32601 = %q, %v; want the disk", got, err)
 		}
 	}
-	if n := len(f.ed.Calls()); n != 1 {
+	if n := len(f.ed.Requests()); n != 1 {
 		t.Errorf("the editor was asked %d times, want once", n)
 	}
 	if n := strings.Count(f.logBuf.String(), "using disk"); n != 1 {
@@ -135,7 +136,7 @@ func TestRouterFallsBackOnceOnMethodNotFound(t *testing.T) {
 
 func TestRouterDoesNotFallBackOnOtherEditorErrors(t *testing.T) {
 	f := newRouterFixture(t)
-	f.ed.fail = func(string) *jsonrpc2.Error {
+	f.ed.Fail = func(string, json.RawMessage) *jsonrpc2.Error {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: "invalid path"}
 	}
 	r := f.router(t, true, true, capabilities.PolicyAuto)
@@ -152,7 +153,7 @@ func TestRouterDoesNotFallBackOnOtherEditorErrors(t *testing.T) {
 
 func TestRouterChecksRootsBeforeSending(t *testing.T) {
 	base, root := attackFixture(t)
-	ed := &fakeEditor{files: runtimetest.NewMemFS()}
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
 	var client capabilities.Client
 	client.FS.ReadTextFile, client.FS.WriteTextFile = true, true
 	r := runtime.NewRouter(runtime.RouterOptions{
@@ -168,7 +169,7 @@ func TestRouterChecksRootsBeforeSending(t *testing.T) {
 			t.Errorf("write %s: err = %v", p, err)
 		}
 	}
-	if calls := ed.Calls(); len(calls) != 0 {
+	if calls := ed.Requests(); len(calls) != 0 {
 		t.Errorf("the editor was sent paths outside the roots: %v", calls)
 	}
 	if err := runtimetest.TestRoots(t.Context(), r, root+"/sub/in.txt", base+"/outside/new.txt"); err != nil {
@@ -183,7 +184,7 @@ func TestRouterConformance(t *testing.T) {
 	}{{"editor", true, true}, {"disk", false, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := realTempDir(t)
-			ed := &fakeEditor{files: runtimetest.NewMemFS()}
+			ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
 			var client capabilities.Client
 			client.FS.ReadTextFile, client.FS.WriteTextFile = tc.read, tc.write
 			r := runtime.NewRouter(runtime.RouterOptions{

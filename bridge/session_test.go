@@ -1,0 +1,271 @@
+package bridge_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+)
+
+// editorConn connects to a fake editor over an in-process pipe with the
+// real codec and returns the agent's side of the connection.
+func editorConn(t *testing.T, ed *runtimetest.Editor) *jsonrpc2.Conn {
+	t.Helper()
+	a, b := net.Pipe()
+	ctx := context.WithoutCancel(t.Context())
+	edConn := jsonrpc2.NewConn(ctx, wire.NewStream(a, wire.ReaderOptions{}),
+		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.Handle)))
+	agent := jsonrpc2.NewConn(ctx, wire.NewStream(b, wire.ReaderOptions{}),
+		jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
+			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not served"}
+		}))
+	t.Cleanup(func() { agent.Close(); edConn.Close() })
+	return agent
+}
+
+// workspace is a session cwd whose disk content differs from the editor's
+// buffers.
+func workspace(t *testing.T, ed *runtimetest.Editor, name string) string {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("// "+name+" on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ed.Buffers.Set(filepath.Join(dir, "main.go"), "// "+name+" unsaved\n")
+	return dir
+}
+
+const fsCapabilities = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`
+
+func newBridge(t *testing.T, ed *runtimetest.Editor) *bridge.Bridge {
+	t.Helper()
+	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{})
+	b.Initialize(json.RawMessage(fsCapabilities))
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func openSession(t *testing.T, b *bridge.Bridge, cwd, id string) *bridge.Session {
+	t.Helper()
+	s, err := b.OpenSession(bridge.SessionParams{Cwd: cwd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Bind(id)
+	return s
+}
+
+// callRead calls read_text_file and returns its text and whether it is an
+// error result.
+func callRead(t *testing.T, c *client.Client, path string) (string, bool) {
+	t.Helper()
+	res, err := c.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{
+		Name: "read_text_file", Arguments: map[string]any{"path": path}}})
+	if err != nil {
+		t.Fatalf("read %s: %v", path, err)
+	}
+	return res.Content[0].(mcp.TextContent).Text, res.IsError
+}
+
+func initClient(t *testing.T, c *client.Client) {
+	t.Helper()
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	req.Params.ClientInfo = mcp.Implementation{Name: "test-agent", Version: "1"}
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+}
+
+func httpClient(t *testing.T, entry bridge.MCPServerEntry) *client.Client {
+	t.Helper()
+	headers := map[string]string{}
+	for _, h := range entry.Headers {
+		headers[h.Name] = h.Value
+	}
+	c, err := client.NewStreamableHttpClient(entry.URL, transport.WithHTTPHeaders(headers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	initClient(t, c)
+	return c
+}
+
+func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	b := newBridge(t, ed)
+	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
+	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
+	entryA, err := a.HTTPEntry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	entryB, _ := bs.HTTPEntry()
+	if entryA.URL != entryB.URL || entryA.Headers[0].Value == entryB.Headers[0].Value {
+		t.Fatalf("entries %+v and %+v: want one URL, two secrets", entryA, entryB)
+	}
+	ca, cb := httpClient(t, entryA), httpClient(t, entryB)
+
+	if text, isErr := callRead(t, ca, "main.go"); isErr || text != "// A unsaved\n" {
+		t.Errorf("A reads %q (error %v), want its buffer", text, isErr)
+	}
+	if text, isErr := callRead(t, cb, filepath.Join(dirA, "main.go")); !isErr || !strings.Contains(text, "outside the allowed roots") {
+		t.Errorf("B reading A's file = %q (error %v), want refused", text, isErr)
+	}
+	for _, r := range ed.Requests() {
+		if r.Params["path"] == filepath.Join(dirA, "main.go") && r.Params["sessionId"] != "sess-A" {
+			t.Errorf("a request for A's file carried session %v", r.Params["sessionId"])
+		}
+	}
+	if n := len(ed.Requests()); n != 1 {
+		t.Errorf("editor got %d requests, want 1 (the refused path must not be sent)", n)
+	}
+
+	// A wrong or missing secret gets nothing; nor does a closed session's.
+	for _, auth := range []string{"", "Bearer nope", "Basic " + strings.TrimPrefix(entryA.Headers[0].Value, "Bearer ")} {
+		req, _ := http.NewRequest("POST", entryA.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
+		}
+	}
+	a.Close()
+	req, _ := http.NewRequest("POST", entryA.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Authorization", entryA.Headers[0].Value)
+	req.Header.Set("Content-Type", "application/json")
+	if resp, err := http.DefaultClient.Do(req); err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("closed session's secret: status %d, want 401", resp.StatusCode)
+		}
+	}
+}
+
+func TestSessionStdioEntryRelays(t *testing.T) {
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
+	b.Initialize(json.RawMessage(fsCapabilities))
+	t.Cleanup(func() { b.Close() })
+	dir := workspace(t, ed, "S")
+	s := openSession(t, b, dir, "sess-S")
+	entry, err := s.StdioEntry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	for _, e := range entry.Env {
+		env[e.Name] = e.Value
+	}
+	if entry.Command != "/usr/local/bin/relay-of-test" || len(entry.Args) != 1 || env[bridge.EnvRelaySocket] == "" || env[bridge.EnvRelaySecret] == "" {
+		t.Fatalf("entry = %+v", entry)
+	}
+	if info, err := os.Stat(filepath.Dir(env[bridge.EnvRelaySocket])); err != nil || info.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v, %v; want mode 0700", info.Mode(), err)
+	}
+
+	// A wrong secret is refused with a clear error.
+	err = bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, env[bridge.EnvRelaySocket], "wrong")
+	if err == nil || !strings.Contains(err.Error(), "matches no open session") {
+		t.Errorf("relay with a wrong secret: %v", err)
+	}
+
+	// The relay, run in-process between pipes, serves the session.
+	toRelay, clientOut := io.Pipe()
+	clientIn, fromRelay := io.Pipe()
+	relayed := make(chan error, 1)
+	go func() {
+		relayed <- bridge.Relay(context.Background(), toRelay, fromRelay, env[bridge.EnvRelaySocket], env[bridge.EnvRelaySecret])
+		fromRelay.Close()
+	}()
+	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
+	initClient(t, c)
+	if text, isErr := callRead(t, c, "main.go"); isErr || text != "// S unsaved\n" {
+		t.Errorf("read through the relay = %q (error %v)", text, isErr)
+	}
+	clientOut.Close()
+	if err := <-relayed; err != nil {
+		t.Errorf("relay ended with %v", err)
+	}
+}
+
+func TestMCPServerEntryJSON(t *testing.T) {
+	stdio, _ := json.Marshal(bridge.MCPServerEntry{Name: "acpfs", Command: "/bin/x"})
+	if string(stdio) != `{"name":"acpfs","command":"/bin/x","args":[],"env":[]}` {
+		t.Errorf("stdio entry = %s", stdio)
+	}
+	h, _ := json.Marshal(bridge.MCPServerEntry{Type: "http", Name: "acpfs", URL: "http://127.0.0.1:1/mcp"})
+	if string(h) != `{"type":"http","name":"acpfs","url":"http://127.0.0.1:1/mcp","headers":[]}` {
+		t.Errorf("http entry = %s", h)
+	}
+}
+
+func TestParseSessionParams(t *testing.T) {
+	good := []string{
+		`{"cwd":"/w","mcpServers":[]}`,
+		`{"sessionId":"s","cwd":"/w","additionalDirectories":["/x","/y"]}`,
+		`{"cwd":"/w","additionalDirectories":null,"_meta":{"k":1}}`,
+	}
+	for _, p := range good {
+		if _, err := bridge.ParseSessionParams(json.RawMessage(p)); err != nil {
+			t.Errorf("ParseSessionParams(%s): %v", p, err)
+		}
+	}
+	bad := []string{`{}`, `{"cwd":"rel"}`, `{"cwd":7}`, `{"cwd":"/w","additionalDirectories":["rel"]}`, `[]`, `{"cwd":"/w","additionalDirectories":"x"}`}
+	for _, p := range bad {
+		if _, err := bridge.ParseSessionParams(json.RawMessage(p)); err == nil {
+			t.Errorf("ParseSessionParams(%s) succeeded", p)
+		}
+	}
+}
+
+func TestSessionWaitsForItsIDAndFailsWhenClosed(t *testing.T) {
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	b := newBridge(t, ed)
+	dir := workspace(t, ed, "W")
+	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Router().ReadTextFile(context.Background(), filepath.Join(dir, "main.go"), 0, 0)
+		done <- err
+	}()
+	s.Close()
+	// The read either was waiting for the id, or starts after the close.
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "session is closed") && !strings.Contains(err.Error(), "roots are closed") {
+		t.Errorf("read waiting for the id of a closed session: %v", err)
+	}
+	if len(ed.Requests()) != 0 {
+		t.Errorf("editor got %v", ed.Requests())
+	}
+}

@@ -1,0 +1,28 @@
+// Package integration holds black-box tests of the built mcp-acpfs binary.
+//
+// TestMain builds cmd/mcp-acpfs once into a temporary directory (with the
+// race detector when the tests run with -race) and removes it afterwards.
+// The tests then run the binary as a subprocess, exactly as an MCP client
+// would:
+//
+//   - serve_test.go drives `mcp-acpfs serve` over stdio with mcp-go's client
+//     in both protocol eras (the 2025-11-25 initialize handshake and the
+//     2026-07-28 stateless core): the tool list, reads, writes, roots
+//     confinement (symlinks, prefix siblings, client roots), the error
+//     results, raw malformed input, the exit on stdin EOF, and that stdout
+//     carries nothing but JSON-RPC; and the CLI's help, version and exit
+//     codes.
+//   - http_test.go checks `serve --http` with mcp-go's Streamable HTTP
+//     client and raw requests: the bearer token (401 without it) and the
+//     DNS-rebinding protection (403 for a foreign Host or Origin).
+//   - interop_test.go runs node/mcp-client.mjs, a client built on the
+//     official TypeScript SDK, against the binary.
+//   - conformance_test.go runs the official MCP conformance suite
+//     (@modelcontextprotocol/conformance) against `serve --http`.
+//
+// The Node tests need node/node_modules (`npm ci` in node/; it brings its
+// own Node 22). Without it they skip, unless MCP_ACPFS_REQUIRE_NODE=1 is
+// set, which makes them fail instead; CI sets it.
+//
+// The package has no non-test code besides this file.
+package integration

@@ -112,7 +112,7 @@ func TestToolErrors(t *testing.T) {
 				want []string // parts of the error text
 			}{
 				{"missing", bridge.ReadTextFile, map[string]any{"path": "nope.txt"},
-					[]string{"read " + filepath.Join(root, "nope.txt") + ": ", "no such file"}},
+					[]string{"read " + filepath.Join(root, "nope.txt") + ": ", "file does not exist"}},
 				{"outside absolute", bridge.ReadTextFile, map[string]any{"path": f.path("outside.txt")},
 					[]string{f.path("outside.txt"), "outside the allowed roots", root}},
 				{"outside dotdot", bridge.ReadTextFile, map[string]any{"path": "../outside.txt"},

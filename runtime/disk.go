@@ -465,6 +465,10 @@ func (d *Disk) mapErr(op, path string, err error) error {
 		inner = fmt.Errorf("too many levels of symbolic links: %w", fs.ErrInvalid)
 	case errors.Is(inner, syscall.ENOTDIR):
 		inner = fmt.Errorf("a parent is not a directory: %w", fs.ErrNotExist)
+	case errors.Is(inner, syscall.ENOENT):
+		inner = fs.ErrNotExist // "file does not exist", as io/fs says it
+	case errors.Is(inner, syscall.EACCES), errors.Is(inner, syscall.EPERM):
+		inner = fmt.Errorf("%w (the file system refused access)", fs.ErrPermission)
 	case errors.Is(inner, syscall.EISDIR):
 		inner = fmt.Errorf("%w: it is a directory", ErrNotRegular)
 	}

@@ -450,3 +450,12 @@ func TestDiskConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestDiskMissingFileMessage(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, runtime.DiskOptions{}, dir)
+	_, err := d.ReadTextFile(t.Context(), dir+"/nope.txt", 0, 0)
+	if want := "read " + dir + "/nope.txt: file does not exist"; err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}

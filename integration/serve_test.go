@@ -202,8 +202,8 @@ func mustSucceed(t *testing.T, c *client.Client, name string, args map[string]an
 	return text
 }
 
-// notExist is how an error result may say that a file does not exist: the
-// text of fs.ErrNotExist or of ENOENT.
+// notExist is how an error result says that a file does not exist: the
+// text of fs.ErrNotExist.
 const notExist = "file does not exist"
 
 // mustFail calls a tool that must fail with an error result, never a

@@ -1,15 +1,23 @@
-// Command mcp-acpfs serves a workspace's text files to a model over MCP.
+// Command mcp-acpfs gives a coding agent's model file tools over MCP that
+// see what the editor sees.
 //
 // Usage:
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
 //	                [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+//	mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME]
+//	                [--read-only] [--max-file-size N] [--trace FILE]
+//	                [--log-level LEVEL] -- AGENT [ARGS...]
+//	mcp-acpfs relay
 //	mcp-acpfs version
 //	mcp-acpfs help [COMMAND]
 //
-// serve speaks MCP on standard input and output, or with --http on a
-// loopback address over Streamable HTTP. Run "mcp-acpfs help serve" for its
-// flags.
+// serve is an MCP server on local disk: it speaks MCP on standard input and
+// output, or with --http on a loopback address over Streamable HTTP. proxy
+// is what an ACP editor launches as its agent: it runs AGENT and gives each
+// of its sessions an MCP server whose tools go through the editor. relay is
+// what an agent runs to reach that server over stdio. Run
+// "mcp-acpfs help COMMAND" for the flags of a command.
 package main
 
 import (
@@ -98,7 +106,7 @@ func run(ctx context.Context, args []string, e *env) int {
 }
 
 func mainUsage(w io.Writer) {
-	fmt.Fprint(w, "mcp-acpfs serves a workspace's text files to a model over MCP.\n\n")
+	fmt.Fprint(w, "mcp-acpfs gives a coding agent's model file tools over MCP that see what the editor sees.\n\n")
 	fmt.Fprint(w, "Usage:\n\n\tmcp-acpfs <command> [arguments]\n\nThe commands are:\n\n")
 	for _, c := range commands {
 		fmt.Fprintf(w, "\t%-8s %s\n", c.name, c.summary)

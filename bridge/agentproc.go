@@ -14,9 +14,14 @@ import (
 // process group of its own, so that stopping it also stops whatever it
 // started (some agents relaunch themselves in a grandchild).
 type agentProcess struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.ReadCloser
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	// stdout is the read end of the agent's standard output. It is ours,
+	// not exec's: Wait would close a StdoutPipe as soon as the agent
+	// exits, losing whatever it wrote last and the proxy had not read yet.
+	// It reads to EOF once the agent and everything that inherited its
+	// stdout are gone; closeStdout ends a read early.
+	stdout *os.File
 	exited chan struct{} // closed when the process has been waited for
 	err    error         // its exit status; read after exited
 }
@@ -37,11 +42,17 @@ func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
+	stdout, w, err := os.Pipe()
 	if err != nil {
+		stdin.Close()
 		return nil, err
 	}
-	if err := cmd.Start(); err != nil {
+	cmd.Stdout = w
+	err = cmd.Start()
+	w.Close() // the agent has its own copy
+	if err != nil {
+		stdin.Close()
+		stdout.Close()
 		return nil, fmt.Errorf("start agent %q: %w", argv[0], err)
 	}
 	a := &agentProcess{cmd: cmd, stdin: stdin, stdout: stdout, exited: make(chan struct{})}
@@ -68,6 +79,10 @@ func (a *agentProcess) stop(grace time.Duration) error {
 	a.signalGroup(syscall.SIGKILL) // orphans in the group, if any
 	return a.err
 }
+
+// closeStdout closes the read end of the agent's stdout, which ends a
+// read that something outside the agent's process group holds open.
+func (a *agentProcess) closeStdout() { a.stdout.Close() }
 
 // signal forwards a signal the proxy received to the agent's group.
 func (a *agentProcess) signal(sig os.Signal) {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"syscall"
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
@@ -100,17 +101,17 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		p.agent.out.close()
 		waitAtMost(agentWriter, opts.StopGrace)
 		agent.stop(opts.StopGrace) // closing its stdin also unblocks the writer
-		<-agentDone
+		drainAgent(agent, agentDone, opts.StopGrace)
 	case err := <-agentDone:
 		log.Debug("the agent closed its stdout", "error", err)
 		agent.waitFor(opts.StopGrace)
 		code = p.agentGone(agent)
 	case <-agent.exited:
-		// Exited, but something (a grandchild) may hold stdout open.
-		if !waitAtMost(agentDone, opts.StopGrace) {
-			agent.stop(0)
-			<-agentDone
-		}
+		// Read what it wrote before it exited, which is still in the
+		// pipe, to the end. Whatever it left running in its group goes
+		// now: something there may hold its stdout open.
+		agent.signalGroup(syscall.SIGKILL)
+		drainAgent(agent, agentDone, opts.StopGrace)
 		code = p.agentGone(agent)
 	case <-ctx.Done():
 		p.failPending(p.agent, errors.New("mcp-acpfs was interrupted"), p.editor)
@@ -124,9 +125,20 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	waitAtMost(editorWriter, opts.StopGrace)
 	editor.Close()
 	agent.stdin.Close()
+	agent.closeStdout()
 	<-editorWriter
 	<-agentWriter
 	return code, nil
+}
+
+// drainAgent waits for the agent's reader to reach the end of its stdout,
+// which comes once everything that holds it open is gone. After grace it
+// closes the pipe instead: a process outside the agent's group may hold it.
+func drainAgent(agent *agentProcess, agentDone <-chan error, grace time.Duration) {
+	if !waitAtMost(agentDone, grace) {
+		agent.closeStdout()
+		<-agentDone
+	}
 }
 
 // goDone runs f in a goroutine and returns a channel closed when it returns.

@@ -14,10 +14,12 @@
 // tool results.
 //
 // MCP roots can only narrow what a session may touch: when a client
-// (protocol 2025-11-25 and earlier) declares the roots capability, the
-// server asks for its roots after the handshake and whenever they change,
-// and confines that client's tool calls to the intersection of the client's
-// roots and the session's own (see [Files.Narrow]).
+// declares the roots capability, its tool calls are confined to the
+// intersection of its file:// roots and the session's own (see
+// [Files.Narrow]). roots.go asks for them wherever the transport can carry
+// the request: after the handshake on stdio and in process, on a tool
+// call's own response stream over Streamable HTTP ([RequestScopedRoots]),
+// and as an input request for stateless 2026-07-28 clients.
 //
 // [ServeStdio] serves a server on a pair of streams, answering the requests
 // in flight before it returns at the end of its input; [ServeStream] serves

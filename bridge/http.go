@@ -25,10 +25,10 @@ func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) ht
 		logger = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(EndpointPath, server.NewStreamableHTTPServer(srv,
+	mux.Handle(EndpointPath, RequestScopedRoots(server.NewStreamableHTTPServer(srv,
 		server.WithEndpointPath(EndpointPath),
 		server.WithStreamableHTTPLogger(slog.New(lowerInfo{logger.Handler()})),
-	))
+	)))
 	return GuardHTTP(mux, token)
 }
 

@@ -181,8 +181,8 @@ func TestHTTPHandler(t *testing.T) {
 	}
 }
 
-// Over Streamable HTTP, the server's roots/list reaches a client through
-// the stream it listens on (GET).
+// Over Streamable HTTP, a client that also listens on a GET stream gets
+// its roots applied too.
 func TestHTTPRoots(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	ts := httptest.NewServer(bridge.NewHTTPHandler(f.srv, "", nil))

@@ -1,8 +1,17 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"log/slog"
+	"maps"
+	"mime"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"sync"
@@ -14,14 +23,51 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
-// MCP roots, deprecated in protocol 2026-07-28 and requested with a
-// server-to-client roots/list request in the eras before it, only ever narrow
-// a session: the FS a client's tool calls use is Files.Narrow of the
-// client's file:// roots, the intersection with the session's own roots.
+// MCP roots only ever narrow a session: the FS a client's tool calls use is
+// Files.Narrow of the client's file:// roots, the intersection with the
+// session's own roots. A client's roots that cannot be had (an error, no
+// answer within the roots timeout) leave the roots in force: the configured
+// ones, or the client's earlier narrowing. How the server asks depends on
+// the protocol era and the transport:
 //
-// The fetch runs on its own goroutine, never in the notification handler:
-// mcp-go's stdio transport handles client notifications on its read loop,
-// which then could not read the reply.
+//   - Protocol 2025-11-25 and earlier: a server-to-client roots/list
+//     request, for a client that declared the roots capability at
+//     initialize, and again after each notifications/roots/list_changed.
+//     Its answer holds for the session's tool calls until the next change.
+//
+//     On stdio and in process the request can be sent at any time: it is
+//     sent on its own goroutine after
+//     notifications/initialized and after each list_changed (never in the
+//     notification handler: mcp-go's stdio transport handles client
+//     notifications on its read loop, which then could not read the reply),
+//     and a tool call waits, within the roots timeout, for a fetch in
+//     flight.
+//
+//     Over Streamable HTTP, mcp-go v1.2.1 sends roots/list (and
+//     sampling/createMessage) only on the standalone GET stream, which is
+//     optional and which mcp-go's own client does not open by default;
+//     unlike elicitation/create it never puts them on the POST response
+//     stream of the request being handled. A request sent outside a tool
+//     call would wait for a GET stream that may never come, and so would
+//     the tool calls waiting for it. So [RequestScopedRoots], in front of
+//     mcp-go's handler, gives each POST a response stream of its own that
+//     the server can send a request on, and routes the client's reply back:
+//     a session served through it is asked in its first tool call (and in
+//     the first after each list_changed), on that call's own response
+//     stream, as the Streamable HTTP transport recommends, and is never
+//     asked in the background. Behind a bare mcp-go handler, an HTTP client
+//     is asked in the background like the others, and one without a GET
+//     stream holds its first tool call for the roots timeout.
+//
+//   - Protocol 2026-07-28 (stateless, where roots are deprecated): there is
+//     no session to remember roots in and no server-to-client request. A
+//     tool call of a client that declares the roots capability in its
+//     request is answered with an input_required result asking for the
+//     roots (a multi round-trip request, SEP-2322), and the client's retry,
+//     which carries them, runs narrowed to them; that narrowing lasts for
+//     that call only. This costs such a client a second round trip per tool
+//     call, on every transport; a client that does not declare roots keeps
+//     the configured roots and pays nothing.
 
 // clientRoots is the roots state of one MCP client session that declared the
 // roots capability. All fields are guarded by binding.mu.
@@ -29,9 +75,10 @@ type clientRoots struct {
 	session server.ClientSession
 	ctx     context.Context // ends with the session
 	cancel  context.CancelFunc
-	started bool          // the first fetch has been started
+	inCall  bool          // served by RequestScopedRoots: the roots are asked for in tool calls, never in the background
+	due     bool          // the roots are unknown or stale, and no fetch for them has started
 	ended   bool          // the session is gone
-	gen     uint64        // the number of fetches started
+	gen     uint64        // bumped by every fetch started and every list_changed
 	pending chan struct{} // closed when the newest fetch ends; nil when none is in flight
 	cur     *lease        // the narrowed FS in force; nil means Files.FS
 	fetches sync.WaitGroup
@@ -79,7 +126,7 @@ func (b *binding) watchRoots(hooks *server.Hooks) {
 		if req.Params.Capabilities.Roots == nil {
 			return
 		}
-		c := &clientRoots{session: session}
+		c := &clientRoots{session: session, due: true, inCall: postStreamFrom(ctx) != nil}
 		c.ctx, c.cancel = context.WithCancel(context.Background())
 		b.clients[id] = c
 	})
@@ -127,112 +174,181 @@ func (b *binding) endLocked(id string) *clientRoots {
 	return c
 }
 
-// refresh starts a roots fetch for the client that sent a notification. The
-// in-process transport of mcp-go v1.2.1 sends notifications without the
-// session in ctx; then every client that declared roots is refreshed, or
-// with initial set every one that has not been fetched yet.
+// refresh handles notifications/initialized (initial set) and
+// notifications/roots/list_changed of a client: the roots are due, and are
+// fetched now in the background unless the client's tool calls fetch them.
+// The in-process transport of mcp-go v1.2.1 sends notifications without the
+// session in ctx; then every client that declared roots is refreshed.
 func (b *binding) refresh(ctx context.Context, initial bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if session := server.ClientSessionFromContext(ctx); session != nil {
-		if c := b.clients[session.SessionID()]; c != nil && !(initial && c.started) {
+	one := func(c *clientRoots) {
+		if !initial {
+			c.due = true
+			c.gen++ // a fetch in flight may have the old roots
+		}
+		if c.due && !c.inCall {
 			b.startFetchLocked(c)
+		}
+	}
+	if session := server.ClientSessionFromContext(ctx); session != nil {
+		if c := b.clients[session.SessionID()]; c != nil {
+			one(c)
 		}
 		return
 	}
 	for _, c := range b.clients {
-		if !(initial && c.started) {
-			b.startFetchLocked(c)
-		}
+		one(c)
 	}
 }
 
-// startFetchLocked marks a fetch in flight, so that tool calls arriving from
-// now on wait for it, and runs it.
-func (b *binding) startFetchLocked(c *clientRoots) {
-	c.started = true
+// beginFetchLocked marks a fetch for c in flight, so that tool calls
+// arriving from now on wait for it, and returns its generation and the
+// channel to close when it ends.
+func (b *binding) beginFetchLocked(c *clientRoots) (uint64, chan struct{}) {
+	c.due = false
 	c.gen++
-	gen := c.gen
 	done := make(chan struct{})
 	c.pending = done
 	c.fetches.Add(1)
+	return c.gen, done
+}
+
+// settleLocked records the outcome of the fetch gen of c: fsys (nil for the
+// configured FS) if ok, unless the session ended or a newer fetch or change
+// supersedes it.
+func (b *binding) settleLocked(c *clientRoots, gen uint64, done chan struct{}, fsys runtime.FS, ok bool) {
+	if c.pending == done {
+		c.pending = nil
+	}
+	if !ok || c.ended || gen != c.gen { // keep the roots in force; a newer fetch may replace them
+		b.retire(&lease{fs: fsys})
+		return
+	}
+	b.retire(c.cur)
+	c.cur = nil
+	if fsys != nil {
+		c.cur = &lease{fs: fsys}
+	}
+}
+
+// startFetchLocked runs a fetch of c's roots in the background.
+func (b *binding) startFetchLocked(c *clientRoots) {
+	gen, done := b.beginFetchLocked(c)
 	go func() {
 		defer c.fetches.Done()
 		defer close(done)
-		fsys, ok := b.narrow(c) // I/O: not under b.mu
+		ctx, cancel := context.WithTimeout(b.srv.WithContext(c.ctx, c.session), b.timeout)
+		res, err := b.srv.RequestRoots(ctx, listRootsRequest)
+		cancel()
+		fsys, ok := b.narrowed(c, res, err, false) // I/O: not under b.mu
 		b.mu.Lock()
-		if c.pending == done {
-			c.pending = nil
-		}
-		if !ok || c.ended || gen != c.gen { // keep the roots in force; a newer fetch may replace them
-			b.mu.Unlock()
-			b.retire(&lease{fs: fsys})
-			return
-		}
-		old := c.cur
-		c.cur = nil
-		if fsys != nil {
-			c.cur = &lease{fs: fsys}
-		}
-		b.mu.Unlock()
-		b.retire(old)
+		defer b.mu.Unlock()
+		b.settleLocked(c, gen, done, fsys, ok)
 	}()
 }
 
-// narrow asks the client for its roots and returns the session's FS narrowed
-// to them: nil (the configured FS) when the client gave no file roots. ok is
-// false when there is nothing to apply.
-func (b *binding) narrow(c *clientRoots) (fsys runtime.FS, ok bool) {
+// fetchInCallLocked fetches c's roots in the tool call of ctx, within the
+// roots timeout, and applies them. b.mu is held on entry and on return, but
+// not during the fetch.
+func (b *binding) fetchInCallLocked(ctx context.Context, c *clientRoots) {
+	gen, done := b.beginFetchLocked(c)
+	b.mu.Unlock()
+	fctx, cancel := context.WithTimeout(ctx, b.timeout)
+	stop := context.AfterFunc(c.ctx, cancel) // the session ended
+	var res *mcp.ListRootsResult
+	var err error
+	if s := postStreamFrom(ctx); s != nil {
+		res, err = s.listRoots(fctx, c.session.SessionID())
+	} else {
+		res, err = b.srv.RequestRoots(fctx, listRootsRequest)
+	}
+	stop()
+	cancel()
+	callEnded := err != nil && ctx.Err() != nil
+	fsys, ok := b.narrowed(c, res, err, callEnded)
+	b.mu.Lock()
+	if callEnded && !c.ended && gen == c.gen {
+		c.due = true // the call went away, not the roots: the next call asks again
+	}
+	b.settleLocked(c, gen, done, fsys, ok)
+	close(done)
+	c.fetches.Done()
+}
+
+var listRootsRequest = mcp.ListRootsRequest{Request: mcp.Request{Method: string(mcp.MethodListRoots)}}
+
+// narrowed returns the session's FS narrowed to the roots res that c's
+// client answered, or err: nil (the configured FS) when the client gave no
+// file roots. ok is false when there is nothing to apply. callEnded says
+// that err is the end of the tool call that asked.
+func (b *binding) narrowed(c *clientRoots, res *mcp.ListRootsResult, err error, callEnded bool) (fsys runtime.FS, ok bool) {
 	id := c.session.SessionID()
-	ctx, cancel := context.WithTimeout(b.srv.WithContext(c.ctx, c.session), b.timeout)
-	defer cancel()
-	res, err := b.srv.RequestRoots(ctx, mcp.ListRootsRequest{
-		Request: mcp.Request{Method: string(mcp.MethodListRoots)},
-	})
-	if err != nil {
-		if c.ctx.Err() == nil {
-			b.log.Warn("could not get the MCP client's roots; keeping the roots in force", "session", id, "err", err)
-		}
+	switch {
+	case c.ctx.Err() != nil:
+		return nil, false // the session ended
+	case callEnded:
+		b.log.Debug("the tool call ended before the MCP client's roots came", "session", id, "err", err)
+		return nil, false
+	case err != nil:
+		b.log.Warn("could not get the MCP client's roots; keeping the roots in force", "session", id, "err", err)
 		return nil, false
 	}
+	return b.narrowTo(res, id, slog.LevelInfo)
+}
+
+// narrowTo returns the session's FS narrowed to the file roots of res, nil
+// (the configured FS) when there are none, logging what it did at level
+// (errors at error level). ok is false when the narrowing failed.
+func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.Level) (fsys runtime.FS, ok bool) {
 	var dirs []string
-	for _, r := range res.Roots {
-		dir, ok := fileURIPath(r.URI)
-		if !ok {
-			b.log.Debug("ignoring an MCP client root that is not a local file URI", "uri", r.URI, "session", id)
-			continue
+	if res != nil {
+		for _, r := range res.Roots {
+			dir, ok := fileURIPath(r.URI)
+			if !ok {
+				b.log.Debug("ignoring an MCP client root that is not a local file URI", "uri", r.URI, "session", session)
+				continue
+			}
+			dirs = append(dirs, dir)
 		}
-		dirs = append(dirs, dir)
 	}
+	ctx := context.Background()
 	if len(dirs) == 0 {
-		b.log.Info("the MCP client gave no file roots; using the configured roots", "session", id)
+		b.log.Log(ctx, level, "the MCP client gave no file roots; using the configured roots", "session", session)
 		return nil, true
 	}
-	if c.ctx.Err() != nil {
-		return nil, false // the session ended
-	}
-	fsys, err = b.sess.Narrow(dirs)
+	fsys, err := b.sess.Narrow(dirs)
 	if err != nil {
-		b.log.Error("could not narrow to the MCP client's roots; keeping the roots in force", "client_roots", dirs, "session", id, "err", err)
+		b.log.Error("could not narrow to the MCP client's roots; keeping the roots in force", "client_roots", dirs, "session", session, "err", err)
 		return nil, false
 	}
 	if r, ok := fsys.(interface{ Roots() []string }); ok {
 		if kept := r.Roots(); len(kept) == 0 {
-			b.log.Warn("the MCP client's roots lie outside the configured roots; every path is refused",
-				"client_roots", dirs, "session", id)
+			warn := slog.LevelWarn
+			if level < slog.LevelInfo {
+				warn = level // logged for every call: the refusals say it too
+			}
+			b.log.Log(ctx, warn, "the MCP client's roots lie outside the configured roots; every path is refused",
+				"client_roots", dirs, "session", session)
 		} else {
-			b.log.Info("narrowed to the MCP client's roots", "roots", kept, "session", id)
+			b.log.Log(ctx, level, "narrowed to the MCP client's roots", "roots", kept, "session", session)
 		}
 	}
 	return fsys, true
 }
 
-// acquire returns the FS for a tool call of the client in ctx, after any
-// roots fetch in flight for it (waiting at most the roots timeout), and a
-// func to call when the call is done with it.
+// acquire returns the FS for a tool call of the client in ctx, and a func to
+// call when the call is done with it. For a client whose roots are due it
+// fetches them first, in the call; otherwise it waits for a fetch in flight
+// (at most the roots timeout).
 func (b *binding) acquire(ctx context.Context) (runtime.FS, func()) {
+	if fsys, ok := ctx.Value(callFSKey{}).(runtime.FS); ok {
+		return fsys, func() {} // a stateless client's roots, for this call only
+	}
 	session := server.ClientSessionFromContext(ctx)
-	if session == nil {
+	if session == nil || server.IsModernRequest(ctx) {
+		// A stateless request stands alone: nothing learnt in a session
+		// applies to it.
 		return b.sess.FS, func() {}
 	}
 	id := session.SessionID()
@@ -240,7 +356,14 @@ func (b *binding) acquire(ctx context.Context) (runtime.FS, func()) {
 	b.mu.Lock()
 	for {
 		c := b.clients[id]
-		if c == nil || c.pending == nil {
+		switch {
+		case c == nil:
+			return b.leaseLocked(nil)
+		case c.pending != nil:
+		case c.due:
+			b.fetchInCallLocked(ctx, c)
+			return b.leaseLocked(b.clients[id])
+		default:
 			return b.leaseLocked(c)
 		}
 		pending := c.pending
@@ -253,7 +376,7 @@ func (b *binding) acquire(ctx context.Context) (runtime.FS, func()) {
 		select {
 		case <-pending:
 			b.mu.Lock()
-			continue // a newer fetch may be in flight
+			continue // a newer fetch may be in flight, or due
 		case <-deadline:
 			b.log.Warn("the MCP client's roots did not arrive in time; using the roots in force", "session", id, "timeout", b.timeout)
 		case <-ctx.Done():
@@ -275,6 +398,43 @@ func (b *binding) leaseLocked(c *clientRoots) (runtime.FS, func()) {
 	return l.fs, l.users.Done
 }
 
+// rootsInput is the key of the roots in a stateless client's input
+// responses.
+const rootsInput = "roots"
+
+// callFSKey is the context key of the FS narrowed to a stateless client's
+// roots for one tool call.
+type callFSKey struct{}
+
+// statelessRoots is tool handler middleware that narrows each tool call of
+// a stateless (2026-07-28) client that declares the roots capability to the
+// roots its request carries, asking for them with an input_required result
+// when it carries none.
+func (b *binding) statelessRoots(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		info := server.RequestProtocolInfoFromContext(ctx)
+		if b.sess.Narrow == nil || info == nil || !info.Modern || info.ClientCapabilities == nil || info.ClientCapabilities.Roots == nil {
+			return next(ctx, req)
+		}
+		roots := server.RootsResponse(req.Params.InputResponses, rootsInput)
+		if roots == nil {
+			return server.NewInputRequestBuilder("").Roots(rootsInput).ToolResult(), nil
+		}
+		fsys, ok := b.narrowTo(roots, "", slog.LevelDebug)
+		if !ok || fsys == nil {
+			return next(ctx, req)
+		}
+		if c, ok := fsys.(io.Closer); ok {
+			defer func() {
+				if err := c.Close(); err != nil {
+					b.log.Warn("closing narrowed roots", "err", err)
+				}
+			}()
+		}
+		return next(context.WithValue(ctx, callFSKey{}, fsys), req)
+	}
+}
+
 // fileURIPath returns the local path of a file:// URI.
 func fileURIPath(uri string) (string, bool) {
 	u, err := url.Parse(uri)
@@ -286,4 +446,307 @@ func fileURIPath(uri string) (string, bool) {
 		return "", false
 	}
 	return filepath.Clean(p), true
+}
+
+// RequestScopedRoots wraps next, mcp-go's Streamable HTTP handler for a
+// server from [NewServer], so that the server can ask a client for its roots
+// on the response stream of the client's own tool call: the only way to
+// reach a client that keeps no standalone GET stream, since mcp-go v1.2.1
+// sends roots/list on that stream only.
+//
+// Each POST whose response can stream gets a response stream the server
+// can send a roots/list request on, ahead of the response (the response is
+// then sent as an event of that stream too), and a POST that carries the
+// client's reply to such a request is answered here, with 202 Accepted, and
+// never reaches next. Everything else passes through unchanged.
+func RequestScopedRoots(next http.Handler) http.Handler {
+	return &scopedRoots{next: next, waiting: map[string]rootsWait{}, sessions: map[string]int{}}
+}
+
+type scopedRoots struct {
+	next http.Handler
+
+	mu       sync.Mutex
+	waiting  map[string]rootsWait // by the JSON-RPC id of a roots/list request in flight
+	sessions map[string]int       // the number of requests in flight, by MCP session id
+}
+
+// rootsWait is a roots/list request in flight.
+type rootsWait struct {
+	session string
+	reply   chan<- []byte // gets the client's JSON-RPC response
+}
+
+func (h *scopedRoots) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	if session := r.Header.Get(server.HeaderKeySessionID); session != "" && h.expects(session) {
+		body, err := io.ReadAll(r.Body)
+		if reply := h.take(session, body, err); reply != nil {
+			// Accepted before the waiting call goes on: the client may stop
+			// listening for this answer once that call's response is in.
+			w.WriteHeader(http.StatusAccepted)
+			if f, ok := w.(http.Flusher); ok {
+				f.Flush()
+			}
+			reply <- body // buffered, and sent at most once
+			return
+		}
+		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+	}
+	f, ok := w.(http.Flusher)
+	if !ok {
+		h.next.ServeHTTP(w, r)
+		return
+	}
+	s := &postStream{roots: h, w: w, f: f, hdr: http.Header{}}
+	defer s.close()
+	h.next.ServeHTTP(s, r.WithContext(context.WithValue(r.Context(), postStreamKey{}, s)))
+}
+
+// errReader returns err, or io.EOF if it is nil.
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) {
+	if r.err == nil {
+		return 0, io.EOF
+	}
+	return 0, r.err
+}
+
+func (h *scopedRoots) expects(session string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions[session] > 0
+}
+
+// take returns the reply channel of the roots/list request of session that
+// body, read with readErr, answers, and forgets the request; nil if body
+// answers none.
+func (h *scopedRoots) take(session string, body []byte, readErr error) chan<- []byte {
+	if readErr != nil {
+		return nil
+	}
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	var id string
+	if json.Unmarshal(body, &m) != nil || m.Method != "" || json.Unmarshal(m.ID, &id) != nil {
+		return nil
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	wait, ok := h.waiting[id]
+	if !ok || wait.session != session {
+		return nil
+	}
+	h.forgetLocked(id)
+	return wait.reply
+}
+
+func (h *scopedRoots) forgetLocked(id string) {
+	wait, ok := h.waiting[id]
+	if !ok {
+		return
+	}
+	delete(h.waiting, id)
+	if h.sessions[wait.session]--; h.sessions[wait.session] <= 0 {
+		delete(h.sessions, wait.session)
+	}
+}
+
+// postStreamKey is the context key of the *postStream of the POST being
+// handled.
+type postStreamKey struct{}
+
+func postStreamFrom(ctx context.Context) *postStream {
+	s, _ := ctx.Value(postStreamKey{}).(*postStream)
+	return s
+}
+
+// postStream is the response writer of a POST that the server may send a
+// roots/list request on. Until it does, it passes everything through.
+//
+// The handler's header map is its own (hdr), copied out when the status is
+// written: mcp-go may set headers on one goroutine while a tool call sends
+// a request on another.
+type postStream struct {
+	roots *scopedRoots
+	w     http.ResponseWriter
+	f     http.Flusher
+	hdr   http.Header
+
+	mu       sync.Mutex
+	started  bool   // the status went out
+	events   bool   // the response is an event stream
+	ours     bool   // this stream started it, for a request of its own
+	nextSSE  bool   // with ours: the handler writes events too, not JSON
+	partial  []byte // with ours and not nextSSE: the handler's JSON after its last newline
+	finished bool   // the handler returned
+}
+
+func (s *postStream) Header() http.Header { return s.hdr }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (s *postStream) Unwrap() http.ResponseWriter { return s.w }
+
+func (s *postStream) WriteHeader(code int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.writeHeaderLocked(code)
+}
+
+func (s *postStream) writeHeaderLocked(code int) {
+	if s.ours {
+		// The stream is under way; the handler's own choice of status and
+		// type only says how to carry its body.
+		s.nextSSE = isEventStream(s.hdr)
+		return
+	}
+	if !s.started {
+		maps.Copy(s.w.Header(), s.hdr)
+		s.started = true
+		s.events = code == http.StatusOK && isEventStream(s.hdr)
+	}
+	s.w.WriteHeader(code)
+}
+
+func (s *postStream) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		s.writeHeaderLocked(http.StatusOK)
+	}
+	if !s.ours || s.nextSSE {
+		return s.w.Write(p)
+	}
+	// The handler's JSON response, on the event stream started for a
+	// request of ours: an event per line (json.Encoder ends each value with
+	// one).
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			break
+		}
+		if err := s.eventLocked(s.partial[:i]); err != nil {
+			return 0, err
+		}
+		s.partial = s.partial[i+1:]
+	}
+	return len(p), nil
+}
+
+func (s *postStream) Flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.started {
+		s.writeHeaderLocked(http.StatusOK)
+	}
+	s.f.Flush()
+}
+
+// close ends the handler's part: what is left of its JSON goes out.
+func (s *postStream) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.finished = true
+	if len(bytes.TrimSpace(s.partial)) > 0 {
+		s.eventLocked(s.partial)
+		s.partial = nil
+		s.f.Flush()
+	}
+}
+
+func (s *postStream) eventLocked(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return nil
+	}
+	_, err := fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data)
+	return err
+}
+
+// send writes msg, a JSON-RPC message, as an event, starting the event
+// stream if the response has not started.
+func (s *postStream) send(msg []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.finished:
+		return errors.New("the POST response is complete")
+	case !s.started:
+		h := s.w.Header()
+		h.Set("Content-Type", "text/event-stream")
+		h.Set("Cache-Control", "no-cache")
+		s.w.WriteHeader(http.StatusOK)
+		s.started, s.events, s.ours = true, true, true
+	case !s.events:
+		return errors.New("the POST response is not an event stream")
+	}
+	if err := s.eventLocked(msg); err != nil {
+		return err
+	}
+	s.f.Flush()
+	return nil
+}
+
+// listRoots sends a roots/list request to the client of session on s and
+// waits for the answer.
+func (s *postStream) listRoots(ctx context.Context, session string) (*mcp.ListRootsResult, error) {
+	id := "mcp-acpfs-roots-" + rand.Text()
+	reply := make(chan []byte, 1)
+	h := s.roots
+	h.mu.Lock()
+	h.waiting[id] = rootsWait{session: session, reply: reply}
+	h.sessions[session]++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		h.forgetLocked(id)
+		h.mu.Unlock()
+	}()
+	msg, err := json.Marshal(struct {
+		JSONRPC string `json:"jsonrpc"`
+		ID      string `json:"id"`
+		Method  string `json:"method"`
+	}{mcp.JSONRPC_VERSION, id, string(mcp.MethodListRoots)})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.send(msg); err != nil {
+		return nil, err
+	}
+	var body []byte
+	select {
+	case body = <-reply:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	var resp struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		return nil, fmt.Errorf("the answer to roots/list is not JSON-RPC: %w", err)
+	}
+	if resp.Error != nil {
+		return nil, fmt.Errorf("the client answered roots/list with error %d: %s", resp.Error.Code, resp.Error.Message)
+	}
+	var res mcp.ListRootsResult
+	if err := json.Unmarshal(resp.Result, &res); err != nil {
+		return nil, fmt.Errorf("the result of roots/list: %w", err)
+	}
+	return &res, nil
+}
+
+func isEventStream(h http.Header) bool {
+	t, _, err := mime.ParseMediaType(h.Get("Content-Type"))
+	return err == nil && t == "text/event-stream"
 }

@@ -3,17 +3,22 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
@@ -373,17 +378,333 @@ func TestClientWithoutRootsIsNotAsked(t *testing.T) {
 	}
 }
 
-// The stateless protocol has no handshake and no server-to-client
-// requests: its clients keep the configured roots.
-func TestStatelessClientKeepsConfiguredRoots(t *testing.T) {
+// The stateless protocol has no sessions and no server-to-client requests:
+// a client that declares roots is asked for them in each tool call, with an
+// input_required result, and its retry runs narrowed to them, for that call
+// only.
+func TestStatelessClientRoots(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		connect func(*testing.T, *rootsFixture, *clientRoots) *client.Client
+	}{
+		{"in process", func(t *testing.T, f *rootsFixture, roots *clientRoots) *client.Client {
+			return connect(t, f.srv, mcp.LATEST_PROTOCOL_VERSION, client.WithRootsHandler(roots))
+		}},
+		{"http", func(t *testing.T, f *rootsFixture, roots *clientRoots) *client.Client {
+			return connectHTTPWithRoots(t, f, mcp.LATEST_PROTOCOL_VERSION, roots)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRootsFixture(t, 0, ".")
+			roots := &clientRoots{}
+			roots.set(fileURI(f.path("a")))
+			c := tc.connect(t, f, roots)
+
+			if canRead(t, c, f.path("b/other.txt")) || !canRead(t, c, f.path("a/in.txt")) {
+				t.Error("a stateless client is not narrowed to its roots")
+			}
+			if n := roots.callCount(); n != 2 {
+				t.Errorf("roots asked %d times in 2 calls, want 2", n)
+			}
+			// The roots a call carries are the ones it uses: no
+			// list_changed needed.
+			roots.set(fileURI(f.path("b")))
+			if !canRead(t, c, f.path("b/other.txt")) || canRead(t, c, f.path("a/in.txt")) {
+				t.Error("a stateless client's new roots are not used")
+			}
+			roots.set()
+			if !canRead(t, c, f.path("a/in.txt")) || !canRead(t, c, f.path("b/other.txt")) {
+				t.Error("no roots: the configured roots are not back")
+			}
+			if opened, closed := f.counts(); opened != 4 || closed != 4 {
+				t.Errorf("%d narrowed FSes opened and %d closed, want 4 and 4 (one per narrowed call)", opened, closed)
+			}
+		})
+	}
+}
+
+// connectHTTPWithRoots connects a Streamable HTTP client, at protocol
+// version, of f's server behind bridge.NewHTTPHandler, which answers
+// roots/list from roots.
+func connectHTTPWithRoots(t *testing.T, f *rootsFixture, version string, roots client.RootsHandler, opts ...transport.StreamableHTTPCOption) *client.Client {
+	t.Helper()
+	ts := httptest.NewServer(bridge.NewHTTPHandler(f.srv, "", nil))
+	t.Cleanup(ts.Close)
+	tr, err := transport.NewStreamableHTTP(ts.URL+bridge.EndpointPath,
+		append(opts, transport.WithLogger(slog.New(slog.DiscardHandler)))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := client.NewClient(tr, client.WithRootsHandler(roots))
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcp.Implementation{Name: "bridge-test", Version: "0"}
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// waitUntil polls cond until it holds.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting until %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// noRootsStall checks that no tool call waited for roots that could not
+// come, and that no fetch outlived its session.
+func noRootsStall(t *testing.T, f *rootsFixture) {
+	t.Helper()
+	logs := f.logs.String()
+	for _, bad := range []string{"did not arrive in time", "could not get the MCP client's roots", "outlives its MCP session"} {
+		if strings.Contains(logs, bad) {
+			t.Errorf("the log says %q:\n%s", bad, logs)
+		}
+	}
+}
+
+// Over Streamable HTTP the server asks for the roots in the client's first
+// tool call (and the first after list_changed), on that call's response
+// stream: it reaches a client with no GET stream, and never waits for one.
+func TestHTTPClientRootsInToolCall(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []transport.StreamableHTTPCOption
+	}{
+		{"without GET stream", nil},
+		{"with GET stream", []transport.StreamableHTTPCOption{transport.WithContinuousListening()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newRootsFixture(t, 0, ".")
+			roots := &clientRoots{}
+			roots.set(fileURI(f.path("a")))
+			c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots, tc.opts...)
+
+			if canRead(t, c, f.path("b/other.txt")) {
+				t.Error("the first call is not narrowed to the client's root")
+			}
+			if !canRead(t, c, f.path("a/in.txt")) || !canRead(t, c, "a/in.txt") {
+				t.Error("a file inside the client's root is refused")
+			}
+			if n := roots.callCount(); n != 1 {
+				t.Errorf("roots asked %d times, want 1", n)
+			}
+
+			roots.set(fileURI(f.path("b")))
+			if err := c.RootListChanges(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			if !canRead(t, c, f.path("b/other.txt")) || canRead(t, c, f.path("a/in.txt")) {
+				t.Error("after roots/list_changed: not narrowed to the new root")
+			}
+			if n := roots.callCount(); n != 2 {
+				t.Errorf("roots asked %d times, want 2", n)
+			}
+			c.Close()
+			waitUntil(t, "the narrowed FSes are closed", func() bool {
+				opened, closed := f.counts()
+				return opened == 2 && closed == 2
+			})
+			noRootsStall(t, f)
+		})
+	}
+}
+
+// failingRoots answers roots/list with an error.
+type failingRoots struct{ clientRoots }
+
+func (r *failingRoots) ListRoots(ctx context.Context, req mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	r.clientRoots.ListRoots(ctx, req)
+	return nil, errors.New("no roots today")
+}
+
+// A client that answers roots/list with an error keeps the roots in force,
+// and is not asked again until its roots change.
+func TestHTTPClientRootsError(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
+	roots := &failingRoots{}
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+	if !canRead(t, c, f.path("b/other.txt")) || !canRead(t, c, f.path("a/in.txt")) {
+		t.Error("a failed roots request narrowed the session")
+	}
+	if n := roots.callCount(); n != 1 {
+		t.Errorf("roots asked %d times, want 1", n)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, "could not get the MCP client's roots") || !strings.Contains(logs, "no roots today") {
+		t.Errorf("no warning with the client's error:\n%s", logs)
+	}
+}
+
+// A client that does not answer holds its first call for the roots timeout,
+// and no other.
+func TestHTTPClientRootsNoAnswer(t *testing.T) {
+	const timeout = 200 * time.Millisecond
+	f := newRootsFixture(t, timeout, ".")
+	roots := &clientRoots{block: make(chan struct{})}
+	defer close(roots.block)
+	roots.set(fileURI(f.path("a")))
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+
+	start := time.Now()
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("roots that never came narrowed the session")
+	}
+	if waited := time.Since(start); waited < timeout {
+		t.Errorf("the first call took %v, less than the roots timeout %v", waited, timeout)
+	}
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Error("roots that never came narrowed the session")
+	}
+	if n := roots.callCount(); n != 1 {
+		t.Errorf("roots asked %d times, want 1", n)
+	}
+	if logs := f.logs.String(); !strings.Contains(logs, "could not get the MCP client's roots") {
+		t.Errorf("no warning:\n%s", logs)
+	}
+}
+
+// A tool call that ends before the roots come leaves them due: the next
+// call asks again.
+func TestHTTPClientRootsCallCancelled(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	block := make(chan struct{})
+	roots := &clientRoots{block: block}
+	roots.set(fileURI(f.path("a")))
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error)
+	go func() {
+		var req mcp.CallToolRequest
+		req.Params.Name = bridge.ReadTextFile
+		req.Params.Arguments = map[string]any{"path": f.path("b/other.txt")}
+		_, err := c.CallTool(ctx, req)
+		done <- err
+	}()
+	waitUntil(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
+	cancel()
+	if err := <-done; err == nil {
+		t.Error("the cancelled call succeeded")
+	}
+	roots.mu.Lock()
+	roots.block = nil
+	roots.mu.Unlock()
+	close(block)
+
+	if canRead(t, c, f.path("b/other.txt")) || !canRead(t, c, f.path("a/in.txt")) {
+		t.Error("the call after the cancelled one is not narrowed")
+	}
+	if n := roots.callCount(); n != 2 {
+		t.Errorf("roots asked %d times, want 2", n)
+	}
+	noRootsStall(t, f)
+}
+
+// A session that ends while its roots are asked for ends the fetch.
+func TestHTTPClientRootsSessionEnds(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{block: make(chan struct{})}
+	defer close(roots.block)
+	roots.set(fileURI(f.path("a")))
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var req mcp.CallToolRequest
+		req.Params.Name = bridge.ReadTextFile
+		req.Params.Arguments = map[string]any{"path": f.path("b/other.txt")}
+		c.CallTool(t.Context(), req)
+	}()
+	waitUntil(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
+	c.Close() // DELETE ends the session
+	<-done
+	if opened, _ := f.counts(); opened != 0 {
+		t.Errorf("%d narrowed FSes opened after the session ended", opened)
+	}
+	noRootsStall(t, f)
+}
+
+// The server's request for the roots shares the tool call's response stream
+// with mcp-go's notifications: on a stream mcp-go started for a
+// notification, and on a stream started for the request, with mcp-go's
+// notification and response after it.
+func TestHTTPClientRootsWithNotifications(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	var mu sync.Mutex
+	var got []string
+	received := func(what string) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Contains(got, what)
+	}
+	// notify sends a notification on the tool call's stream and waits
+	// until the client has it. (mcp-go v1.2.1 may lose a notification sent
+	// as a response is written, so none is sent then.)
+	notify := func(ctx context.Context, what string) {
+		if err := f.srv.SendNotificationToClient(ctx, "notifications/message", map[string]any{"level": "info", "data": what}); err != nil {
+			t.Errorf("notification %s: %v", what, err)
+			return
+		}
+		for deadline := time.Now().Add(5 * time.Second); !received(what); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("the client did not get notification %s", what)
+				return
+			}
+		}
+	}
+	var phase atomic.Value // "before", "after" or ""
+	phase.Store("")
+	f.srv.Use(func(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+		return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if phase.Load() == "before" {
+				notify(ctx, "before")
+			}
+			res, err := next(ctx, req)
+			if phase.Load() == "after" {
+				notify(ctx, "after")
+			}
+			return res, err
+		}
+	})
 	roots := &clientRoots{}
 	roots.set(fileURI(f.path("a")))
-	c := connect(t, f.srv, mcp.LATEST_PROTOCOL_VERSION, client.WithRootsHandler(roots))
-	if !canRead(t, c, f.path("b/other.txt")) {
-		t.Error("a stateless client is narrowed")
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, fmt.Sprint(n.Params.AdditionalFields["data"]))
+	})
+
+	phase.Store("before")
+	if canRead(t, c, f.path("b/other.txt")) {
+		t.Error("not narrowed to the client's root")
 	}
-	if n := roots.callCount(); n != 0 {
-		t.Errorf("roots/list asked %d times, want 0", n)
+	phase.Store("")
+	roots.set(fileURI(f.path("b")))
+	if err := c.RootListChanges(t.Context()); err != nil {
+		t.Fatal(err)
 	}
+	phase.Store("after")
+	if got := wantOK(t, call(t, c, bridge.ReadTextFile, map[string]any{"path": "b/other.txt"})); got != "other\n" {
+		t.Errorf("read %q", got)
+	}
+	phase.Store("")
+	if canRead(t, c, f.path("a/in.txt")) {
+		t.Error("not narrowed to the client's new root")
+	}
+	if n := roots.callCount(); n != 2 {
+		t.Errorf("roots asked %d times, want 2", n)
+	}
+	noRootsStall(t, f)
 }

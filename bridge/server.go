@@ -132,6 +132,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		server.WithInstructions(instructions),
 		server.WithLogger(slog.New(lowerInfo{logger.Handler()})),
 		server.WithHooks(hooks),
+		server.WithToolHandlerMiddleware(b.statelessRoots),
 	)
 	b.srv = srv
 	hooks.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {

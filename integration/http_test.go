@@ -7,13 +7,11 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -343,26 +341,13 @@ func TestHTTPClientRoots(t *testing.T) {
 	s.stop()
 }
 
-// knownBugsEnv, set to 1, runs the tests of known, reported bugs instead of
-// skipping them.
-const knownBugsEnv = "MCP_ACPFS_KNOWN_BUGS"
-
-// knownBug skips a test that reproduces a reported bug, unless
-// MCP_ACPFS_KNOWN_BUGS=1. Remove the call once the bug is fixed.
-func knownBug(t *testing.T, bug string) {
-	t.Helper()
-	if os.Getenv(knownBugsEnv) != "1" {
-		t.Skipf("known bug, skipped unless %s=1: %s", knownBugsEnv, bug)
-	}
-}
-
-// TestHTTPClientRootsWithoutGETStream checks that a Streamable HTTP client
-// that declares roots but keeps no GET stream open (mcp-go's client by
-// default; the stream is optional in the protocol) is not stalled: the
-// server cannot send it roots/list outside a request, and must not make its
-// tool calls wait for an answer that cannot come.
+// TestHTTPClientRootsWithoutGETStream checks client roots for a Streamable
+// HTTP client that keeps no GET stream open (mcp-go's client by default; the
+// stream is optional in the protocol): the server cannot reach it outside a
+// request, so it asks for the roots on the response stream of the first tool
+// call. The roots apply from that call on, and the call does not wait for
+// the roots timeout.
 func TestHTTPClientRootsWithoutGETStream(t *testing.T) {
-	knownBug(t, "bridge: the first tool call of an HTTP client that declares roots without a GET stream waits the whole roots timeout (5 s)")
 	t.Parallel()
 	tr := newTree(t)
 	s := startHTTP(t, tr.root, nil, "--http-no-auth")
@@ -370,14 +355,24 @@ func TestHTTPClientRootsWithoutGETStream(t *testing.T) {
 	roots.set(filepath.Join(tr.root, "sub"))
 	c := s.connectHTTPWithRoots(t, roots)
 
-	start := time.Now()
-	res, err := callTool(t, c, readTool, map[string]any{"path": "sub/rel.txt"})
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("the first tool call took %v, want well under the server's roots timeout", took.Round(time.Millisecond))
+	mustFail(t, c, readTool, map[string]any{"path": "hello.txt"}, "outside the allowed roots")
+	if got := mustSucceed(t, c, readTool, map[string]any{"path": "sub/rel.txt"}); got != "relative\n" {
+		t.Errorf("read %q", got)
 	}
-	if err != nil || res.IsError {
-		t.Errorf("read inside the client's root: %v %+v", err, res)
+	roots.set(tr.root)
+	notifyRootsChanged(t, c)
+	if got := mustSucceed(t, c, readTool, map[string]any{"path": "hello.txt"}); got != rootFiles["hello.txt"] {
+		t.Errorf("read %q", got)
+	}
+	roots.mu.Lock()
+	calls := roots.calls
+	roots.mu.Unlock()
+	if calls != 2 {
+		t.Errorf("the server asked for the roots %d times, want 2 (in the first call, and in the first after list_changed)", calls)
 	}
 	c.Close()
 	s.stop()
+	if logs := s.stderr.String(); strings.Contains(logs, "did not arrive in time") || strings.Contains(logs, "could not get the MCP client's roots") {
+		t.Errorf("a tool call waited for roots that could not come:\n%s", logs)
+	}
 }

@@ -150,7 +150,7 @@ func (h *hop) Call(ctx context.Context, method string, params, result any, _ ...
 		h.take(json.RawMessage(strconv.FormatInt(id, 10)))
 		return fmt.Errorf("encode %s params: %w", method, err)
 	}
-	h.send(line)
+	h.out.sendNow(line)
 	select {
 	case m := <-reply:
 		if m.Error != nil {
@@ -225,6 +225,7 @@ type outbox struct {
 	mu      sync.Mutex
 	ready   *sync.Cond
 	queue   [][]byte
+	writing bool  // a goroutine is writing; only it may use w
 	closing bool  // no more lines; drain and stop
 	err     error // a write failed; later lines are dropped
 }
@@ -246,27 +247,59 @@ func (o *outbox) send(line []byte) {
 	o.mu.Unlock()
 }
 
+// sendNow writes line at once on the caller's goroutine when nothing is
+// queued or being written, which saves waking the writer; otherwise it
+// queues it as send does. Only a caller that may block on the peer uses
+// it: the proxy's own requests, never the readers that forward messages.
+func (o *outbox) sendNow(line []byte) {
+	o.mu.Lock()
+	if o.writing || len(o.queue) > 0 || o.closing || o.err != nil {
+		o.mu.Unlock()
+		o.send(line)
+		return
+	}
+	o.writing = true
+	o.mu.Unlock()
+	err := o.write([][]byte{line})
+	o.mu.Lock()
+	o.writing = false
+	if err != nil && o.err == nil {
+		o.err, o.queue = err, nil
+	}
+	o.ready.Signal() // the writer may have lines, or close, waiting on us
+	o.mu.Unlock()
+}
+
 // run writes queued lines until close is called and the queue is empty, or
 // a write fails.
 func (o *outbox) run() error {
 	var batch [][]byte
 	for {
 		o.mu.Lock()
-		for len(o.queue) == 0 && !o.closing {
+		for (len(o.queue) == 0 || o.writing) && !(o.closing && !o.writing) && o.err == nil {
 			o.ready.Wait()
+		}
+		if o.err != nil {
+			err := o.err
+			o.mu.Unlock()
+			return err
 		}
 		if len(o.queue) == 0 {
 			o.mu.Unlock()
 			return nil // closing, and all is written
 		}
 		batch, o.queue = o.queue, batch[:0]
+		o.writing = true
 		o.mu.Unlock()
-		if err := o.write(batch); err != nil {
-			o.mu.Lock()
+		err := o.write(batch)
+		o.mu.Lock()
+		o.writing = false
+		if err != nil {
 			o.err, o.queue = err, nil
 			o.mu.Unlock()
 			return err
 		}
+		o.mu.Unlock()
 		clear(batch)
 	}
 }

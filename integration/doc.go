@@ -1,7 +1,8 @@
 // Package integration holds black-box tests of the built mcp-acpfs binary.
 //
-// TestMain builds cmd/mcp-acpfs once into a temporary directory (with the
-// race detector when the tests run with -race) and removes it afterwards.
+// TestMain builds cmd/mcp-acpfs and the test agent once into a temporary
+// directory (with the race detector when the tests run with -race) and
+// removes them afterwards.
 // The tests then run the binary as a subprocess, exactly as an MCP client
 // would:
 //
@@ -19,10 +20,23 @@
 //     official TypeScript SDK, against the binary.
 //   - conformance_test.go runs the official MCP conformance suite
 //     (@modelcontextprotocol/conformance) against `serve --http`.
+//   - proxy_*_test.go run `mcp-acpfs proxy` in front of cmd/testagent, a
+//     scripted ACP agent (package internal/testagent), with
+//     internal/fakeeditor on the proxy's standard input and output, whose
+//     unsaved buffers differ from the disk: routes and fallbacks, session
+//     isolation and secrets, both injections (http and the stdio relay),
+//     cancellation, crashes and disconnects with no process left behind,
+//     malformed lines, request ids of every JSON type, JSON-equal
+//     pass-through, and the trace file.
+//   - acp_interop_test.go runs node/acp-client.mjs, an ACP client on the
+//     official @agentclientprotocol/sdk, against the proxy in front of
+//     node/acp-agent.mjs, an agent on the same SDK that calls the injected
+//     tools through @modelcontextprotocol/sdk, and validates every message
+//     the proxy wrote against the ACP v1 JSON schema.
+//   - proxy_bench_test.go holds the proxy's benchmarks (BENCHMARKS.md).
 //
 // The Node tests need node/node_modules (`npm ci` in node/; it brings its
 // own Node 22). Without it they skip, unless MCP_ACPFS_REQUIRE_NODE=1 is
 // set, which makes them fail instead; CI sets it.
 //
-// The package has no non-test code besides this file.
 package integration

@@ -38,5 +38,4 @@
 // The Node tests need node/node_modules (`npm ci` in node/; it brings its
 // own Node 22). Without it they skip, unless MCP_ACPFS_REQUIRE_NODE=1 is
 // set, which makes them fail instead; CI sets it.
-//
 package integration

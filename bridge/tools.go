@@ -21,6 +21,10 @@ func (b *binding) addTools() {
 	if !b.sess.ReadOnly {
 		b.srv.AddTool(b.writeTool(), b.writeTextFile)
 	}
+	b.addEditTools()   // tools_edit.go
+	b.addFileTools()   // tools_files.go
+	b.addSearchTools() // tools_search.go
+	b.addResources()   // resources.go
 }
 
 // sizeNote tells a model about the size limit, if there is one to tell.

@@ -1,0 +1,4 @@
+package bridge
+
+// addFileTools registers the metadata, listing and file-management tools.
+func (b *binding) addFileTools() {}

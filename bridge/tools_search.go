@@ -1,0 +1,4 @@
+package bridge
+
+// addSearchTools registers glob and grep.
+func (b *binding) addSearchTools() {}

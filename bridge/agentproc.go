@@ -84,13 +84,6 @@ func (a *agentProcess) stop(grace time.Duration) error {
 // read that something outside the agent's process group holds open.
 func (a *agentProcess) closeStdout() { a.stdout.Close() }
 
-// signal forwards a signal the proxy received to the agent's group.
-func (a *agentProcess) signal(sig os.Signal) {
-	if s, ok := sig.(syscall.Signal); ok {
-		a.signalGroup(s)
-	}
-}
-
 func (a *agentProcess) waitFor(d time.Duration) bool {
 	select {
 	case <-a.exited:

@@ -48,7 +48,8 @@ Flags:
 	10MiB (the default), 1GiB.
   --trace FILE
 	append every message of both hops to FILE as JSON lines, with
-	direction and time.
+	direction and time. FILE is created with mode 0600: it holds file
+	contents and the sessions' secrets.
   --log-level LEVEL
 	debug, info, warn or error. The default is info.
 

@@ -1,14 +1,20 @@
 package runtime_test
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // attackFixture lays out a root with a prefix sibling and an outside
@@ -57,10 +63,15 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return m
 }
 
-func TestDiskRefusesPathAttacks(t *testing.T) {
-	base, root := attackFixture(t)
-	d := openDisk(t, runtime.DiskOptions{}, root)
-	attacks := []string{
+// pathAttacks returns paths that every operation must refuse, absolute or
+// relative to the root of attackFixture (resolve them with runtime.Abs):
+// outside it lexically, through a prefix sibling or "..", through a
+// symlink on the way, or not a path at all. Those in finalLinks end in a
+// symlink that leads out, or loops: an operation that acts on a link
+// itself (Stat, Move, Remove) may act on them, and must touch only the
+// link.
+func pathAttacks(base, root string) []string {
+	return []string{
 		base + "/root_backup/secret.txt",
 		base + "/root_backup",
 		base + "/rootx",
@@ -89,6 +100,12 @@ func TestDiskRefusesPathAttacks(t *testing.T) {
 		"sub/\x00/ok.txt",
 		"ok.txt\x00",
 	}
+}
+
+func TestDiskRefusesPathAttacks(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, runtime.DiskOptions{}, root)
+	attacks := pathAttacks(base, root)
 	before := snapshot(t, base+"/outside")
 	beforeSibling := snapshot(t, base+"/root_backup")
 	tried := 0
@@ -176,4 +193,336 @@ func equalMaps(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// finalLinks are the attacks (with a few more) whose last component is a
+// symlink in the root that leads out or loops.
+var finalLinks = []string{"link_file", "link_rel", "dangling_out", "dev_zero", "loop_a", "link_dir", "parent_link", "chain1", "proc_root"}
+
+// fullFS is an FS with every optional interface, as Disk and Router are.
+type fullFS interface {
+	runtime.FS
+	runtime.StatFS
+	runtime.DirFS
+	runtime.WalkFS
+	runtime.MoveFS
+	runtime.BinaryFS
+	runtime.HashFS
+}
+
+// tree records every entry under dir, without following symlinks: its
+// type, and a file's content or a link's target.
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			m[p] = "error: " + err.Error()
+		case e.Type().IsRegular():
+			b, _ := os.ReadFile(p)
+			m[p] = "file: " + string(b)
+		case e.Type()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			m[p] = "link: " + target
+		default:
+			m[p] = e.Type().String()
+		}
+		return nil
+	})
+	return m
+}
+
+// An extAttack is one operation of the optional interfaces, tried on a
+// path. It returns the operation's error and anything it let through.
+type extAttack struct {
+	name string
+	// link: the operation acts on a final symlink itself, so the
+	// finalLinks are not attacks for it.
+	link bool
+	run  func(ctx context.Context, fsys fullFS, root, p string) (err error, leaked string)
+}
+
+var extAttacks = []extAttack{
+	{"stat", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		info, err := fsys.Stat(ctx, p)
+		if err == nil {
+			return nil, fmt.Sprintf("%+v", info)
+		}
+		return err, ""
+	}},
+	{"readdir", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		entries, _, err := fsys.ReadDir(ctx, p, 0)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return err, strings.Join(names, " ")
+	}},
+	{"mkdir", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.MkdirAll(ctx, p), ""
+	}},
+	{"walk", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		var seen []string
+		err := fsys.Walk(ctx, p, func(path string, info runtime.FileInfo, err error) error {
+			if err == nil {
+				seen = append(seen, path)
+			}
+			return err
+		})
+		return err, strings.Join(seen, " ")
+	}},
+	{"move from", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		dst := root + "/sub/moved-here"
+		err := fsys.Move(ctx, p, dst, false)
+		if _, lerr := os.Lstat(dst); lerr == nil {
+			os.RemoveAll(dst)
+			return err, "something was moved in"
+		}
+		return err, ""
+	}},
+	{"move to", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		victim := root + "/sub/victim.txt"
+		os.WriteFile(victim, []byte("victim\n"), 0o644)
+		defer os.Remove(victim)
+		err := fsys.Move(ctx, victim, p, false)
+		if _, lerr := os.Lstat(victim); lerr != nil {
+			return err, "the source was moved out"
+		}
+		return err, ""
+	}},
+	{"move over", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		victim := root + "/sub/victim.txt"
+		os.WriteFile(victim, []byte("victim\n"), 0o644)
+		defer os.Remove(victim)
+		err := fsys.Move(ctx, victim, p, true)
+		if _, lerr := os.Lstat(victim); lerr != nil {
+			return err, "the source was moved out"
+		}
+		return err, ""
+	}},
+	{"remove", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.Remove(ctx, p, false), ""
+	}},
+	{"remove recursive", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.Remove(ctx, p, true), ""
+	}},
+	{"readfile", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		b, err := fsys.ReadFile(ctx, p, 0)
+		return err, string(b)
+	}},
+	{"hash", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		h, err := fsys.HashTextFile(ctx, p)
+		return err, h
+	}},
+}
+
+// runExtAttacks tries every extAttack on every attack path against fsys,
+// and checks that each is refused with an error naming the path, and that
+// nothing outside the root, nor inside it, changed.
+func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
+	t.Helper()
+	outside, sibling, inside := tree(t, base+"/outside"), tree(t, base+"/root_backup"), tree(t, root)
+	attacks := append(pathAttacks(base, root), "link_dir", "parent_link", "chain1", "proc_root")
+	tried := 0
+	for _, op := range extAttacks {
+		for _, attack := range attacks {
+			if op.link && slices.Contains(finalLinks, attack) {
+				continue // see TestDiskActsOnLinksThatLeadOut
+			}
+			p, err := runtime.Abs(root, attack)
+			if err != nil {
+				p = root + "/" + attack // give the FS the NUL itself
+			}
+			tried++
+			err, leaked := op.run(t.Context(), fsys, root, p)
+			if leaked != "" {
+				t.Errorf("%s %q let through %q", op.name, attack, leaked)
+			}
+			if err == nil {
+				t.Errorf("%s %q succeeded", op.name, attack)
+				continue
+			}
+			if !errors.Is(err, runtime.ErrOutsideRoots) && !errors.Is(err, fs.ErrInvalid) {
+				t.Errorf("%s %q: err = %v, want outside roots or invalid", op.name, attack, err)
+			}
+			if pe, ok := errors.AsType[*fs.PathError](err); !ok || pe.Path != p {
+				t.Errorf("%s %q: err = %v, want a *fs.PathError naming %q", op.name, attack, err, p)
+			}
+		}
+	}
+	if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+		t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
+	}
+	if after := tree(t, base+"/root_backup"); !maps.Equal(sibling, after) {
+		t.Errorf("sibling directory changed:\n%v\n->\n%v", sibling, after)
+	}
+	if after := tree(t, root); !maps.Equal(inside, after) {
+		t.Errorf("refused operations changed the root:\n%v\n->\n%v", inside, after)
+	}
+	return tried
+}
+
+func TestDiskRefusesPathAttacksExt(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, runtime.DiskOptions{}, root)
+	tried := runExtAttacks(t, d, base, root)
+	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+}
+
+func TestRouterRefusesPathAttacksExt(t *testing.T) {
+	base, root := attackFixture(t)
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	var client capabilities.Client
+	client.FS.ReadTextFile, client.FS.WriteTextFile = true, true
+	r := runtime.NewRouter(runtime.RouterOptions{
+		Disk:   openDisk(t, runtime.DiskOptions{}, root),
+		Editor: runtime.NewEditor(dialFakeEditor(t, ed), runtime.EditorOptions{SessionID: fixedSession("s")}),
+		Client: client,
+	})
+	tried := runExtAttacks(t, r, base, root)
+	if calls := ed.Requests(); len(calls) != 0 {
+		t.Errorf("the editor was sent paths outside the roots: %v", calls)
+	}
+	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+}
+
+// TestDiskWalkNeverFollowsLinksOut walks the attack fixture's root: every
+// link is reported as one, and nothing below a link is visited.
+func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, runtime.DiskOptions{}, root)
+	before := tree(t, base+"/outside")
+	types := map[string]runtime.FileType{}
+	err := d.Walk(t.Context(), root, func(path string, info runtime.FileInfo, err error) error {
+		if err != nil {
+			t.Errorf("walk: %s: %v", path, err)
+			return nil
+		}
+		types[strings.TrimPrefix(path, root+"/")] = info.Type
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]runtime.FileType{
+		root: runtime.TypeDirectory, "sub": runtime.TypeDirectory, "sub/ok.txt": runtime.TypeFile, "sub/up_ok": runtime.TypeSymlink,
+		"inner_ok": runtime.TypeSymlink, "loop_a": runtime.TypeSymlink, "loop_b": runtime.TypeSymlink, "chain2": runtime.TypeSymlink,
+	}
+	for _, l := range finalLinks {
+		want[l] = runtime.TypeSymlink
+	}
+	if !maps.Equal(types, want) {
+		t.Errorf("walk saw %v, want %v", types, want)
+	}
+	// The listing agrees, and a link that leads out cannot be listed.
+	entries, _, err := d.ReadDir(t.Context(), root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if want[e.Name] != e.Type {
+			t.Errorf("ReadDir: %s is a %s, want a %s", e.Name, e.Type, want[e.Name])
+		}
+	}
+	if after := tree(t, base+"/outside"); !maps.Equal(before, after) {
+		t.Errorf("outside directory changed: %v -> %v", before, after)
+	}
+}
+
+// TestDiskActsOnLinksThatLeadOut checks the operations that act on a
+// final symlink itself: Stat describes the link, Move moves it and Remove
+// removes it, and the file or directory it points to outside stays as it
+// was and is never read.
+func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
+	for _, link := range finalLinks {
+		t.Run(link, func(t *testing.T) {
+			base, root := attackFixture(t)
+			d := openDisk(t, runtime.DiskOptions{}, root)
+			outside := tree(t, base+"/outside")
+			target, err := os.Readlink(root + "/" + link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := root + "/" + link
+			info, err := d.Stat(t.Context(), p)
+			if err != nil || info.Type != runtime.TypeSymlink || info.Size != int64(len(target)) {
+				t.Errorf("Stat = %+v, %v; want the link itself", info, err)
+			}
+			// Moved, it is the same link.
+			moved := root + "/sub/moved"
+			if err := d.Move(t.Context(), p, moved, false); err != nil {
+				t.Fatalf("Move: %v", err)
+			}
+			if got, err := os.Readlink(moved); err != nil || got != target {
+				t.Errorf("moved link = %q, %v; want %q", got, err, target)
+			}
+			// Replaced by a file, the link goes and its target stays.
+			writeFile(t, root+"/sub/victim.txt", "victim\n")
+			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, false); !errors.Is(err, fs.ErrExist) {
+				t.Errorf("Move over the link without overwrite = %v, want fs.ErrExist", err)
+			}
+			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, true); err != nil {
+				t.Fatalf("Move over the link: %v", err)
+			}
+			if got := readFile(t, moved); got != "victim\n" {
+				t.Errorf("after Move over the link it holds %q", got)
+			}
+			// Removed, recursively or not, it is only the link.
+			for _, recursive := range []bool{false, true} {
+				if err := os.Symlink(target, p); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.Remove(t.Context(), p, recursive); err != nil {
+					t.Fatalf("Remove(recursive=%t): %v", recursive, err)
+				}
+				if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("Remove(recursive=%t) left the link: %v", recursive, err)
+				}
+			}
+			if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+				t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
+			}
+		})
+	}
+}
+
+// TestDiskNeverMovesOrRemovesARoot tries the root itself, by each of its
+// names, as the source and the destination of a move and as what a
+// removal removes.
+func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
+	base, real := attackFixture(t)
+	alias := base + "/alias"
+	if err := os.Symlink(real, alias); err != nil {
+		t.Fatal(err)
+	}
+	d := openDisk(t, runtime.DiskOptions{}, alias)
+	before := tree(t, real)
+	for _, root := range []string{alias, real} {
+		for _, recursive := range []bool{false, true} {
+			if err := d.Remove(t.Context(), root, recursive); !errors.Is(err, fs.ErrPermission) || errors.Is(err, runtime.ErrOutsideRoots) {
+				t.Errorf("Remove(%s, recursive=%t) = %v, want fs.ErrPermission for a root", root, recursive, err)
+			}
+		}
+		for _, dst := range []string{root + "/sub/moved", base + "/moved", base + "/outside/moved"} {
+			for _, overwrite := range []bool{false, true} {
+				if err := d.Move(t.Context(), root, dst, overwrite); !errors.Is(err, fs.ErrPermission) {
+					t.Errorf("Move(%s, %s) = %v, want fs.ErrPermission", root, dst, err)
+				}
+			}
+		}
+		if err := d.Move(t.Context(), root+"/sub/ok.txt", root, true); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Move over the root %s = %v, want fs.ErrPermission", root, err)
+		}
+		// A link inside the root that points at it is only a link.
+		if err := os.Symlink(root, real+"/self"); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Remove(t.Context(), root+"/self", true); err != nil {
+			t.Errorf("Remove of a link to the root: %v", err)
+		}
+	}
+	if after := tree(t, real); !maps.Equal(before, after) {
+		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
+	}
 }

@@ -6,6 +6,12 @@
 // client's fs/read_text_file and fs/write_text_file. A [Router] picks one of
 // them per operation from what the client advertised.
 //
+// Optional interfaces ([StatFS], [DirFS], [WalkFS], [MoveFS], [BinaryFS],
+// [HashFS]) extend an FS with metadata, listing, walking, moving, removing
+// and binary reads, as io/fs's optional interfaces extend fs.FS. Disk
+// implements them all within its roots; the Router sends them to disk,
+// except HashTextFile, which hashes what its read route sees.
+//
 // Both backends share one set of semantics, checked by the conformance kit in
 // package runtimetest:
 //

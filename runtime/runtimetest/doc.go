@@ -27,7 +27,14 @@
 // roots; they are separate because only some backends have them, and the
 // caller knows the limit and which paths lie outside.
 //
+// [TestFSExt] checks the optional interfaces of package runtime (StatFS,
+// DirFS, WalkFS, MoveFS, BinaryFS, HashFS) that an FS implements, skipping
+// the others. [TestSymlinks] checks how they treat symbolic links, given a
+// way to make one, and [TestRootsExt] checks that they keep to the roots
+// and never move or remove a root itself.
+//
 // [MemFS] is an in-memory reference implementation of [runtime.FS], and
 // [SliceLines] the reference implementation of the line semantics on a
-// string.
+// string. [ExtMemFS] adds the optional interfaces to a MemFS; MemFS alone
+// has none of them, so that callers' fallbacks can be tested too.
 package runtimetest

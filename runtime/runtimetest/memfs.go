@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
@@ -35,6 +36,8 @@ type MemFS struct {
 
 	mu    sync.RWMutex
 	files map[string]string
+	mod   map[string]time.Time // of each file, for ExtMemFS
+	dirs  map[string]bool      // directories made explicitly by ExtMemFS
 }
 
 var _ runtime.FS = (*MemFS)(nil)
@@ -55,10 +58,7 @@ func (m *MemFS) Set(path, content string) {
 	if m.isDir(path) {
 		panic(fmt.Sprintf("runtimetest: MemFS.Set(%q): it is a directory", path))
 	}
-	if m.files == nil {
-		m.files = make(map[string]string)
-	}
-	m.files[path] = content
+	m.put(path, content)
 }
 
 // Get returns the content stored at path and whether there is a file there.
@@ -76,6 +76,7 @@ func (m *MemFS) Delete(path string) bool {
 	defer m.mu.Unlock()
 	_, ok := m.files[path]
 	delete(m.files, path)
+	delete(m.mod, path)
 	return ok
 }
 
@@ -143,22 +144,40 @@ func (m *MemFS) WriteTextFile(ctx context.Context, path, content string) error {
 			break
 		}
 	}
+	m.put(path, content)
+	return nil
+}
+
+// put stores a file. m.mu must be held.
+func (m *MemFS) put(path, content string) {
 	if m.files == nil {
 		m.files = make(map[string]string)
 	}
+	if m.mod == nil {
+		m.mod = make(map[string]time.Time)
+	}
 	m.files[path] = content
-	return nil
+	m.mod[path] = time.Now()
 }
 
 var errIsDir = fmt.Errorf("%w: it is a directory", runtime.ErrNotRegular)
 
-// isDir reports whether path is an ancestor of a file. m.mu must be held.
+// isDir reports whether path is an ancestor of a file, or a directory
+// that ExtMemFS made (or one of its ancestors). m.mu must be held.
 func (m *MemFS) isDir(path string) bool {
+	if m.dirs[path] {
+		return true
+	}
 	prefix := path
 	if !strings.HasSuffix(prefix, string(filepath.Separator)) {
 		prefix += string(filepath.Separator)
 	}
 	for p := range m.files {
+		if strings.HasPrefix(p, prefix) {
+			return true
+		}
+	}
+	for p := range m.dirs {
 		if strings.HasPrefix(p, prefix) {
 			return true
 		}

@@ -1,0 +1,727 @@
+package runtime
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"unicode/utf8"
+)
+
+// The optional interfaces, on disk. Every operation goes through the
+// os.Root of the root that holds its path, as ReadTextFile and
+// WriteTextFile do, so nothing here compares path strings to decide what
+// may be touched, and a symlink that leads out of a root is refused by
+// os.Root at the moment of the operation.
+
+var (
+	_ StatFS   = (*Disk)(nil)
+	_ DirFS    = (*Disk)(nil)
+	_ WalkFS   = (*Disk)(nil)
+	_ MoveFS   = (*Disk)(nil)
+	_ BinaryFS = (*Disk)(nil)
+	_ HashFS   = (*Disk)(nil)
+)
+
+// Errors of the optional operations, each matching the io/fs sentinel that
+// fsext.go documents.
+var (
+	errNotADirectory = &sentinel{"not a directory", fs.ErrInvalid}
+	errInTheWay      = &sentinel{"a file that is not a directory is in the way", fs.ErrExist}
+	errDstExists     = &sentinel{"the destination exists (set overwrite to replace it)", fs.ErrExist}
+	errDstNotEmpty   = &sentinel{"the destination is a directory that is not empty, which is never replaced", fs.ErrExist}
+	errDstIsDir      = &sentinel{"the destination is a directory, which only a directory can replace", fs.ErrExist}
+	errDstNotDir     = &sentinel{"the destination is not a directory, and the source is one", fs.ErrExist}
+	errNotEmpty      = &sentinel{"the directory is not empty (set recursive to remove it with its contents)", fs.ErrExist}
+	errIsRoot        = &sentinel{"it is one of the session's roots, which cannot be moved, replaced or removed", fs.ErrPermission}
+	errHoldsRoot     = &sentinel{"it holds one of the session's roots, which cannot be moved or removed", fs.ErrPermission}
+	errIntoItself    = &sentinel{"cannot move a directory into itself", fs.ErrInvalid}
+	errCrossDevice   = &sentinel{"cannot move a directory or symbolic link to another file system (only a regular file is copied across)", errors.ErrUnsupported}
+	errChanged       = &sentinel{"it was replaced while it was being read", fs.ErrNotExist}
+)
+
+// begin checks ctx and finds the root of path, for op.
+func (d *Disk) begin(ctx context.Context, op, path string) (*diskRoot, string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, "", &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	r, rel, err := d.locate(path)
+	if err != nil {
+		return nil, "", &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	return r, rel, nil
+}
+
+// newFileInfo describes the file at path from what lstat or stat said.
+func newFileInfo(path string, info fs.FileInfo) FileInfo {
+	return FileInfo{
+		Name:    filepath.Base(path),
+		Path:    path,
+		Type:    fileType(info.Mode()),
+		Size:    info.Size(),
+		ModTime: info.ModTime(),
+		Mode:    info.Mode(),
+	}
+}
+
+func fileType(m fs.FileMode) FileType {
+	switch {
+	case m.IsRegular():
+		return TypeFile
+	case m.IsDir():
+		return TypeDirectory
+	case m&fs.ModeSymlink != 0:
+		return TypeSymlink
+	}
+	return TypeOther
+}
+
+// Stat implements [StatFS]. A symlink is described, not followed; the
+// directories on the way to it are resolved within the root.
+func (d *Disk) Stat(ctx context.Context, path string) (FileInfo, error) {
+	r, rel, err := d.begin(ctx, "stat", path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	info, err := r.root.Lstat(rel)
+	if err != nil {
+		return FileInfo{}, d.mapErr("stat", path, err)
+	}
+	return newFileInfo(path, info), nil
+}
+
+// openDir opens the directory rel for reading its entries. os.Root follows
+// a symlink within the root and refuses one that leads out; O_NONBLOCK
+// keeps a FIFO from blocking the open, and the mode is checked on the open
+// file, so nothing swapped in after a check is read.
+func (r *diskRoot) openDir(rel string) (*os.File, fs.FileInfo, error) {
+	f, err := r.root.OpenFile(rel, os.O_RDONLY|oDirectory|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	info, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	if !info.IsDir() {
+		f.Close()
+		return nil, nil, syscall.ENOTDIR
+	}
+	return f, info, nil
+}
+
+// dirErr maps an error from openDir: a path that exists and is not a
+// directory gets errNotADirectory, where mapErr would say that a parent is
+// not one.
+func (d *Disk) dirErr(op, path string, r *diskRoot, rel string, err error) error {
+	if errors.Is(err, syscall.ENOTDIR) {
+		if info, serr := r.root.Stat(rel); serr == nil && !info.IsDir() {
+			return &fs.PathError{Op: op, Path: path, Err: errNotADirectory}
+		}
+	}
+	return d.mapErr(op, path, err)
+}
+
+// dirChunk is how many names ReadDir asks the kernel for at a time.
+const dirChunk = 1024
+
+// ReadDir implements [DirFS]. The directory is opened through os.Root (a
+// symlinked directory is followed within the root and refused if it leads
+// out) and read in chunks of names; with a cap, only the max smallest
+// names are kept, in a bounded heap, so memory is O(max) however large
+// the directory. Only the entries returned are then described, without
+// following symlinks. An entry removed between the listing and its lstat
+// is left out.
+func (d *Disk) ReadDir(ctx context.Context, path string, max int) ([]FileInfo, bool, error) {
+	const op = "readdir"
+	r, rel, err := d.begin(ctx, op, path)
+	if err != nil {
+		return nil, false, err
+	}
+	f, _, err := r.openDir(rel)
+	if err != nil {
+		return nil, false, d.dirErr(op, path, r, rel, err)
+	}
+	names, truncated, err := smallestNames(ctx, f, max)
+	f.Close()
+	if err != nil {
+		return nil, false, d.mapErr(op, path, err)
+	}
+	entries := make([]FileInfo, 0, len(names))
+	for _, name := range names {
+		if err := ctx.Err(); err != nil {
+			return nil, false, &fs.PathError{Op: op, Path: path, Err: err}
+		}
+		info, err := r.root.Lstat(filepath.Join(rel, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false, d.mapErr(op, path, err)
+		}
+		entries = append(entries, newFileInfo(filepath.Join(path, name), info))
+	}
+	return entries, truncated, nil
+}
+
+// smallestNames reads the names in the directory f, a chunk at a time, and
+// returns the max smallest of them sorted (all of them if max <= 0), and
+// whether there were more.
+func smallestNames(ctx context.Context, f *os.File, max int) ([]string, bool, error) {
+	var h nameHeap
+	truncated := false
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		chunk, err := f.Readdirnames(dirChunk)
+		for _, name := range chunk {
+			switch {
+			case max <= 0:
+				h = append(h, name) // no heap order needed
+			case len(h) < max:
+				heap.Push(&h, name)
+			default:
+				truncated = true
+				if name < h[0] {
+					h[0] = name
+					heap.Fix(&h, 0)
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	slices.Sort(h)
+	return h, truncated, nil
+}
+
+// nameHeap is a max-heap of names: the largest, the first to drop, is on
+// top.
+type nameHeap []string
+
+func (h nameHeap) Len() int           { return len(h) }
+func (h nameHeap) Less(i, j int) bool { return h[i] > h[j] }
+func (h nameHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nameHeap) Push(x any)        { *h = append(*h, x.(string)) }
+func (h *nameHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// MkdirAll implements [DirFS] with os.Root's MkdirAll, which creates each
+// missing directory relative to its parent's handle. A symlink to a
+// directory inside the root counts as a directory; one that leads out is
+// refused; one that dangles is in the way (its target is not created).
+func (d *Disk) MkdirAll(ctx context.Context, path string) error {
+	const op = "mkdir"
+	r, rel, err := d.begin(ctx, op, path)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return nil // a root is a directory
+	}
+	if err := r.root.MkdirAll(rel, 0o777); err != nil {
+		return d.mkdirErr(op, path, err)
+	}
+	return nil
+}
+
+// mkdirErr maps an error of os.Root's MkdirAll: EEXIST (the path is a
+// file) and ENOTDIR (a parent is) both mean that a file is in the way.
+func (d *Disk) mkdirErr(op, path string, err error) error {
+	inner := unwrapPathError(err)
+	if errors.Is(inner, syscall.EEXIST) || errors.Is(inner, syscall.ENOTDIR) {
+		return &fs.PathError{Op: op, Path: path, Err: errInTheWay}
+	}
+	return d.mapErr(op, path, err)
+}
+
+// Walk implements [WalkFS]. The root is resolved through os.Root (a
+// symlink there is followed within the root); below it, each directory is
+// opened through os.Root and read with its entries described by lstat
+// relative to the open directory, and a symlink is reported, never
+// followed. A directory is opened only if it is still the one that was
+// described: one swapped for a symlink or another directory meanwhile is
+// reported as an error instead of being read. Each directory is read
+// whole and closed before the walk goes into it, so a deep tree holds no
+// file descriptors. ctx is checked before each entry.
+func (d *Disk) Walk(ctx context.Context, root string, fn WalkFunc) error {
+	err := d.walk(ctx, root, fn)
+	if err == fs.SkipDir || err == fs.SkipAll {
+		return nil
+	}
+	return err
+}
+
+func (d *Disk) walk(ctx context.Context, path string, fn WalkFunc) error {
+	const op = "walk"
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	bare := FileInfo{Name: filepath.Base(path), Path: path}
+	r, rel, err := d.locate(path)
+	if err != nil {
+		return fn(path, bare, &fs.PathError{Op: op, Path: path, Err: err})
+	}
+	info, err := r.root.Stat(rel)
+	if err != nil {
+		return fn(path, bare, d.mapErr(op, path, err))
+	}
+	w := &diskWalker{d: d, r: r, ctx: ctx, fn: fn}
+	return w.visit(rel, path, info)
+}
+
+type diskWalker struct {
+	d   *Disk
+	r   *diskRoot
+	ctx context.Context
+	fn  WalkFunc
+}
+
+// visit reports the entry at rel (path to the caller), described by info,
+// and walks below it if it is a directory; it follows fs.WalkDir.
+func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
+	fi := newFileInfo(path, info)
+	if err := w.fn(path, fi, nil); err != nil || !info.IsDir() {
+		if err == fs.SkipDir && info.IsDir() {
+			err = nil
+		}
+		return err
+	}
+	entries, err := w.readDir(rel, info)
+	if err != nil {
+		// A second call, to report the error.
+		if err := w.fn(path, fi, w.d.dirErr("walk", path, w.r, rel, err)); err != nil {
+			if err == fs.SkipDir {
+				err = nil
+			}
+			return err
+		}
+	}
+	for _, e := range entries {
+		if err := w.ctx.Err(); err != nil {
+			return &fs.PathError{Op: "walk", Path: path, Err: err}
+		}
+		einfo, err := e.Info() // already described by lstat at the read
+		if err != nil {
+			continue // gone
+		}
+		if err := w.visit(filepath.Join(rel, e.Name()), filepath.Join(path, e.Name()), einfo); err != nil {
+			if err == fs.SkipDir {
+				break
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// readDir reads the entries of the directory at rel, which must still be
+// the one described by want, sorted by name. A file opened through os.Root
+// describes its entries with fstatat relative to itself, without
+// following symlinks.
+func (w *diskWalker) readDir(rel string, want fs.FileInfo) ([]fs.DirEntry, error) {
+	f, info, err := w.r.openDir(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if !os.SameFile(info, want) {
+		return nil, errChanged
+	}
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
+// Move implements [MoveFS] with one rename between the handles of the two
+// parent directories, each opened through the os.Root of its path's root,
+// so neither side can be redirected out of the roots, and src and dst may
+// be in different roots. Without overwrite the rename itself refuses an
+// existing dst (renameat2 with RENAME_NOREPLACE, where the platform and
+// file system have it), so a dst created meanwhile is never replaced.
+//
+// When src and dst are on different file systems, a regular file is copied
+// to a synced temporary file beside dst, renamed into place, and then
+// removed from src; a directory or symlink is refused with an error
+// wrapping errors.ErrUnsupported.
+func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error {
+	const op = "move"
+	sr, srel, err := d.begin(ctx, op, src)
+	if err != nil {
+		return err
+	}
+	dr, drel, err := d.begin(ctx, op, dst)
+	if err != nil {
+		return err
+	}
+	if srel == "." {
+		return &fs.PathError{Op: op, Path: src, Err: errIsRoot}
+	}
+	if drel == "." {
+		return &fs.PathError{Op: op, Path: dst, Err: errIsRoot}
+	}
+	sinfo, err := sr.root.Lstat(srel)
+	if err != nil {
+		return d.mapErr(op, src, err)
+	}
+	if err := d.guard(sinfo); err != nil {
+		return &fs.PathError{Op: op, Path: src, Err: err}
+	}
+	if src == dst {
+		if !overwrite {
+			return &fs.PathError{Op: op, Path: dst, Err: errDstExists}
+		}
+		return nil
+	}
+	if _, in := within(src, dst); in && sinfo.IsDir() {
+		return &fs.PathError{Op: op, Path: dst, Err: errIntoItself}
+	}
+	if dinfo, err := dr.root.Lstat(drel); err == nil {
+		if err := d.guard(dinfo); err != nil {
+			return &fs.PathError{Op: op, Path: dst, Err: err}
+		}
+	}
+	if parent := filepath.Dir(drel); parent != "." {
+		if err := dr.root.MkdirAll(parent, 0o777); err != nil {
+			return d.mkdirErr(op, dst, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: op, Path: src, Err: err}
+	}
+	err = renameIn(sr, srel, dr, drel, overwrite)
+	if errors.Is(err, syscall.EXDEV) {
+		return d.moveAcross(ctx, src, dst, sr, srel, sinfo, dr, drel, overwrite)
+	}
+	return d.moveErr(src, dst, err)
+}
+
+// moveErr maps an error of a rename to the path at fault.
+func (d *Disk) moveErr(src, dst string, err error) error {
+	const op = "move"
+	if err == nil {
+		return nil
+	}
+	inner := unwrapPathError(err)
+	var le *os.LinkError
+	if errors.As(inner, &le) {
+		inner = le.Err
+	}
+	switch {
+	case errors.Is(inner, syscall.ENOTEMPTY):
+		return &fs.PathError{Op: op, Path: dst, Err: errDstNotEmpty}
+	case errors.Is(inner, syscall.EEXIST):
+		return &fs.PathError{Op: op, Path: dst, Err: errDstExists}
+	case errors.Is(inner, syscall.EISDIR):
+		return &fs.PathError{Op: op, Path: dst, Err: errDstIsDir}
+	case errors.Is(inner, syscall.ENOTDIR):
+		return &fs.PathError{Op: op, Path: dst, Err: errDstNotDir}
+	case errors.Is(inner, syscall.EINVAL):
+		return &fs.PathError{Op: op, Path: dst, Err: errIntoItself}
+	case errors.Is(inner, syscall.EXDEV):
+		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
+	}
+	return d.mapErr(op, src, inner)
+}
+
+// moveAcross moves a regular file to another file system by copying it.
+// The copy goes to a synced temporary file beside dst, which is renamed
+// into place (with the same rule about an existing dst), and only then is
+// src removed. If src cannot be removed, both remain and the error says
+// so.
+func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, srel string, sinfo fs.FileInfo, dr *diskRoot, drel string, overwrite bool) (err error) {
+	const op = "move"
+	if !sinfo.Mode().IsRegular() {
+		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
+	}
+	in, err := sr.root.OpenFile(srel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return d.mapErr(op, src, err)
+	}
+	defer in.Close()
+	if info, err := in.Stat(); err != nil || !os.SameFile(info, sinfo) {
+		return &fs.PathError{Op: op, Path: src, Err: errChanged}
+	}
+	perm := sinfo.Mode().Perm()
+	tmp := filepath.Join(filepath.Dir(drel), "."+filepath.Base(drel)+".tmp-"+randomSuffix())
+	out, err := dr.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return d.mapErr(op, dst, err)
+	}
+	placed := false
+	defer func() {
+		if !placed {
+			out.Close()
+			dr.root.Remove(tmp)
+		}
+	}()
+	if _, err := io.Copy(out, ctxReader{ctx, in}); err != nil {
+		return d.mapErr(op, src, err)
+	}
+	for _, step := range []func() error{func() error { return out.Chmod(perm) }, out.Sync, out.Close} {
+		if err := step(); err != nil {
+			return d.mapErr(op, dst, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return &fs.PathError{Op: op, Path: src, Err: err}
+	}
+	if err := renameIn(dr, tmp, dr, drel, overwrite); err != nil {
+		return d.moveErr(src, dst, err)
+	}
+	placed = true
+	if err := sr.root.Remove(srel); err != nil {
+		return &fs.PathError{Op: op, Path: src, Err: &copiedError{unwrapPathError(d.mapErr(op, src, err))}}
+	}
+	return nil
+}
+
+// copiedError reports a move across file systems whose copy landed but
+// whose source could not be removed.
+type copiedError struct{ err error }
+
+func (e *copiedError) Error() string {
+	return "copied to the destination, but the source could not be removed: " + e.err.Error()
+}
+func (e *copiedError) Unwrap() error { return e.err }
+
+// guard refuses to move or remove a directory that is one of the roots or
+// holds one. It compares files, not names, so no alias of a root gets
+// past it: a root is matched by its open handle, and the directories
+// above it by their paths. A file or symlink can be neither.
+func (d *Disk) guard(info fs.FileInfo) error {
+	if !info.IsDir() {
+		return nil
+	}
+	for _, o := range d.roots {
+		if oi, err := o.root.Stat("."); err == nil && os.SameFile(info, oi) {
+			return errIsRoot
+		}
+		for p := filepath.Dir(o.real); ; p = filepath.Dir(p) {
+			if pi, err := os.Stat(p); err == nil && os.SameFile(info, pi) {
+				return errHoldsRoot
+			}
+			if p == filepath.Dir(p) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// Remove implements [MoveFS]. A recursive removal is os.Root's RemoveAll,
+// which unlinks a symlink without following it and opens each directory
+// below relative to its parent without following symlinks, so it cannot
+// be led out of the root. Once started it runs to the end: ctx is checked
+// only before.
+func (d *Disk) Remove(ctx context.Context, path string, recursive bool) error {
+	const op = "remove"
+	r, rel, err := d.begin(ctx, op, path)
+	if err != nil {
+		return err
+	}
+	if rel == "." {
+		return &fs.PathError{Op: op, Path: path, Err: errIsRoot}
+	}
+	info, err := r.root.Lstat(rel)
+	if err != nil {
+		return d.mapErr(op, path, err)
+	}
+	if err := d.guard(info); err != nil {
+		return &fs.PathError{Op: op, Path: path, Err: err}
+	}
+	if recursive && info.IsDir() {
+		err = r.root.RemoveAll(rel)
+	} else {
+		err = r.root.Remove(rel)
+	}
+	if err != nil {
+		inner := unwrapPathError(err)
+		if errors.Is(inner, syscall.ENOTEMPTY) || errors.Is(inner, syscall.EEXIST) {
+			return &fs.PathError{Op: op, Path: path, Err: errNotEmpty}
+		}
+		return d.mapErr(op, path, err)
+	}
+	return nil
+}
+
+// openRegular opens the regular file at path for reading, as ReadTextFile
+// does: O_NONBLOCK so that a FIFO cannot block the open, and anything but
+// a regular file refused on the open file.
+func (d *Disk) openRegular(ctx context.Context, op, path string) (*os.File, fs.FileInfo, error) {
+	r, rel, err := d.begin(ctx, op, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, nil, d.mapErr(op, path, err)
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = regular(info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, d.mapErr(op, path, err)
+	}
+	return f, info, nil
+}
+
+// ReadFile implements [BinaryFS]. max <= 0 means the Disk's MaxFileSize.
+// It reads at most max+1 bytes, so a file that grows while it is read is
+// still refused without being held whole.
+func (d *Disk) ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
+	const op = "read"
+	if max <= 0 {
+		max = d.max
+	}
+	f, info, err := d.openRegular(ctx, op, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if info.Size() > max {
+		return nil, &fs.PathError{Op: op, Path: path, Err: &TooLargeError{Size: info.Size(), Limit: max}}
+	}
+	// One byte more than max tells a file that grew from one that did
+	// not.
+	b, err := readAtMost(ctxReader{ctx, f}, min(max, math.MaxInt64-1)+1, info.Size()+1)
+	if err != nil {
+		return nil, d.mapErr(op, path, err)
+	}
+	if int64(len(b)) > max {
+		return nil, &fs.PathError{Op: op, Path: path, Err: &TooLargeError{Size: int64(len(b)), Limit: max}}
+	}
+	return b, nil
+}
+
+// readAtMost reads r to its end or to n bytes, whichever is first,
+// starting with a buffer of hint bytes.
+func readAtMost(r io.Reader, n, hint int64) ([]byte, error) {
+	b := make([]byte, 0, min(max(hint, 512), n))
+	for int64(len(b)) < n {
+		if len(b) == cap(b) {
+			b = slices.Grow(b, int(min(int64(cap(b)), n-int64(len(b)))))
+		}
+		m, err := r.Read(b[len(b):min(int64(cap(b)), n)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// HashTextFile implements [HashFS]. It streams the file through SHA-256
+// without holding it, so a file over MaxFileSize is hashed too (a range
+// of it can be read, and the hash of the whole still checked). It refuses
+// what a whole read refuses as binary, by the same rule: a NUL byte or
+// invalid UTF-8 in the first 8 KiB, or invalid UTF-8 anywhere.
+func (d *Disk) HashTextFile(ctx context.Context, path string) (string, error) {
+	const op = "hash"
+	f, _, err := d.openRegular(ctx, op, path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	sum, err := hashText(ctxReader{ctx, f})
+	if err != nil {
+		return "", d.mapErr(op, path, err)
+	}
+	return sum, nil
+}
+
+// hashText returns the HashText of what r yields, or ErrBinary if a whole
+// read would refuse it.
+func hashText(r io.Reader) (string, error) {
+	br := bufio.NewReaderSize(r, readBufSize)
+	if err := sniff(br); err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	var v utf8Checker
+	if _, err := br.WriteTo(io.MultiWriter(h, &v)); err != nil {
+		return "", err
+	}
+	if !v.Valid() {
+		return "", ErrBinary
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// utf8Checker is an io.Writer that checks that what is written to it, in
+// any chunks, is valid UTF-8 as a whole.
+type utf8Checker struct {
+	carry [utf8.UTFMax]byte // the start of a rune cut at the end of a chunk
+	n     int
+	bad   bool
+}
+
+func (c *utf8Checker) Write(p []byte) (int, error) {
+	written := len(p)
+	if c.bad {
+		return written, nil
+	}
+	if c.n > 0 {
+		// Finish the rune that the last chunk cut.
+		var buf [2 * utf8.UTFMax]byte
+		k := copy(buf[:], c.carry[:c.n])
+		k += copy(buf[k:], p[:min(len(p), utf8.UTFMax)])
+		if !utf8.FullRune(buf[:k]) {
+			// Still cut: p was too short to finish it.
+			c.n += copy(c.carry[c.n:], p)
+			return written, nil
+		}
+		r, size := utf8.DecodeRune(buf[:k])
+		if r == utf8.RuneError && size == 1 {
+			c.bad = true
+			return written, nil
+		}
+		p = p[size-c.n:]
+		c.n = 0
+	}
+	// Keep a rune cut at the end for the next chunk.
+	cut := 0
+	for i := 1; i < utf8.UTFMax && i <= len(p); i++ {
+		if utf8.RuneStart(p[len(p)-i]) {
+			if !utf8.FullRune(p[len(p)-i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	if !utf8.Valid(p[:len(p)-cut]) {
+		c.bad = true
+		return written, nil
+	}
+	c.n = copy(c.carry[:], p[len(p)-cut:])
+	return written, nil
+}
+
+// Valid reports whether everything written was valid UTF-8, with no rune
+// left unfinished.
+func (c *utf8Checker) Valid() bool { return !c.bad && c.n == 0 }

@@ -1,0 +1,84 @@
+package runtime
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// oDirectory makes an open fail at once on anything but a directory.
+const oDirectory = syscall.O_DIRECTORY
+
+// renameIn renames srel in sr to drel in dr: one renameat between the
+// handles of the two parent directories, each opened through its root's
+// os.Root. The last components are single names, which rename never
+// follows, so a symlink is moved or replaced as a link. Without overwrite
+// it asks for RENAME_NOREPLACE, which refuses an existing drel atomically
+// with EEXIST; on a file system without it, drel is looked up first (a
+// small window in which a new drel could be replaced).
+func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) error {
+	sp, _, err := sr.openDir(filepath.Dir(srel))
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	dp, _, err := dr.openDir(filepath.Dir(drel))
+	if err != nil {
+		return err
+	}
+	defer dp.Close()
+	from, to := filepath.Base(srel), filepath.Base(drel)
+	return withFDs(sp, dp, func(sfd, dfd int) error {
+		if overwrite {
+			return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
+		}
+		err := ignoringEINTR(func() error { return unix.Renameat2(sfd, from, dfd, to, unix.RENAME_NOREPLACE) })
+		if err != unix.EINVAL && err != unix.ENOSYS {
+			return err
+		}
+		// No RENAME_NOREPLACE here, or a move into itself, which
+		// renameat reports again below.
+		var st unix.Stat_t
+		switch err := unix.Fstatat(dfd, to, &st, unix.AT_SYMLINK_NOFOLLOW); err {
+		case nil:
+			return unix.EEXIST
+		case unix.ENOENT:
+		default:
+			return err
+		}
+		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
+	})
+}
+
+// withFDs calls f with the descriptors of a and b, which stay open
+// meanwhile.
+func withFDs(a, b *os.File, f func(afd, bfd int) error) error {
+	ac, err := a.SyscallConn()
+	if err != nil {
+		return err
+	}
+	bc, err := b.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ferr error
+	cerr := ac.Control(func(afd uintptr) {
+		if err := bc.Control(func(bfd uintptr) { ferr = f(int(afd), int(bfd)) }); err != nil {
+			ferr = err
+		}
+	})
+	if cerr != nil {
+		return cerr
+	}
+	return ferr
+}
+
+func ignoringEINTR(f func() error) error {
+	for {
+		if err := f(); err != unix.EINTR {
+			return err
+		}
+	}
+}

@@ -1,0 +1,40 @@
+package runtime_test
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+)
+
+func TestRouterReadTextFileHashCostsOneEditorRequest(t *testing.T) {
+	f := newRouterFixture(t)
+	buffer := "package main // unsaved buffer\n"
+	r := f.router(t, true, true, capabilities.PolicyAuto)
+	text, sum, err := r.ReadTextFileHash(t.Context(), f.dir+"/main.go", 1, 1)
+	want := sha256.Sum256([]byte(buffer))
+	if err != nil || text != buffer || sum != hex.EncodeToString(want[:]) {
+		t.Fatalf("ReadTextFileHash = %q, %s, %v", text, sum, err)
+	}
+	if reqs := f.ed.Requests(); len(reqs) != 1 {
+		t.Errorf("the editor got %d requests, want 1: %v", len(reqs), reqs)
+	}
+	if _, _, err := r.ReadTextFileHash(t.Context(), f.dir+"/main.go", 3, 1); err == nil {
+		t.Error("a range past the end of the buffer succeeded")
+	}
+}
+
+func TestRouterReadTextFileHashOnDisk(t *testing.T) {
+	f := newRouterFixture(t)
+	disk := "package main // on disk\n"
+	r := f.router(t, false, false, capabilities.PolicyAuto)
+	text, sum, err := r.ReadTextFileHash(t.Context(), f.dir+"/main.go", 1, 1)
+	want := sha256.Sum256([]byte(disk))
+	if err != nil || text != disk || sum != hex.EncodeToString(want[:]) {
+		t.Fatalf("ReadTextFileHash = %q, %s, %v", text, sum, err)
+	}
+	if reqs := f.ed.Requests(); len(reqs) != 0 {
+		t.Errorf("the editor got %v", reqs)
+	}
+}

@@ -52,12 +52,17 @@ func errorResult(op, path string, err error) *mcp.CallToolResult {
 // the error's own text does not already give it.
 func hint(op string, err error) string {
 	switch {
+	case errors.Is(err, errChanged):
+		return "read the file again and redo the change on what it holds now"
 	case errors.Is(err, runtime.ErrTooLarge):
 		if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok && tl.Read {
 			return "" // the message already says to read a range
 		}
-		if op == "read" {
+		switch op {
+		case "read":
 			return "read a range of it with line and limit"
+		case "edit", "read media":
+			return "" // no smaller request would do
 		}
 		return "write a smaller content"
 	case errors.Is(err, runtime.ErrPastEnd):

@@ -125,9 +125,11 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 	hooks := &server.Hooks{}
 	srv := server.NewMCPServer(opts.Name, opts.Version,
 		server.WithToolCapabilities(false),
+		server.WithResourceCapabilities(true, false),
 		server.WithLogging(),
 		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
+		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 		server.WithLogger(slog.New(lowerInfo{logger.Handler()})),
@@ -141,6 +143,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		}
 	})
 	b.watchRoots(hooks)
+	b.watchResources(hooks) // resources.go
 	b.addTools()
 	return srv, nil
 }
@@ -154,6 +157,8 @@ type binding struct {
 
 	mu      sync.Mutex
 	clients map[string]*clientRoots // by MCP session id; guarded by mu
+
+	watch *watcher // the file:// resource subscriptions; resources.go
 }
 
 // lowerInfo is a slog handler that logs info records at debug level: mcp-go

@@ -126,7 +126,7 @@ func (s *httpServer) wantStatus(t *testing.T, want int, headers map[string]strin
 // useFiles reads, writes and reads back through c, and checks a refusal.
 func useFiles(t *testing.T, c *client.Client, tr tree) {
 	t.Helper()
-	checkTools(t, c, tr.root, readTool, writeTool)
+	checkTools(t, c, tr.root, allTools...)
 	if got := mustSucceed(t, c, readTool, map[string]any{"path": "hello.txt", "line": 2}); got != "beta\r\ngamma\n" {
 		t.Errorf("read %q", got)
 	}
@@ -281,9 +281,8 @@ func TestHTTPReadOnly(t *testing.T) {
 	tr := newTree(t)
 	s := startHTTP(t, tr.root, nil, "--http-no-auth", "--read-only")
 	c := s.connectHTTP(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, nil)
-	checkTools(t, c, tr.root, readTool)
-	mustRefuse(t, c, writeTool, map[string]any{"path": "new.txt", "content": "x"})
-	wantNoFile(t, filepath.Join(tr.root, "new.txt"))
+	checkTools(t, c, tr.root, readOnlyTools...)
+	refuseMutations(t, c, tr)
 	c.Close()
 	s.stop()
 }

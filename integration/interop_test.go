@@ -123,8 +123,8 @@ func TestTypeScriptSDKClient(t *testing.T) {
 	if !slices.Equal(summary.Checks, tsClientChecks) {
 		t.Errorf("mcp-client.mjs passed checks %q, want %q", summary.Checks, tsClientChecks)
 	}
-	if want := []string{readTool, writeTool}; !slices.Equal(summary.Tools, want) {
-		t.Errorf("tools %v, want %v", summary.Tools, want)
+	if !slices.Equal(summary.Tools, allTools) {
+		t.Errorf("tools %v, want %v", summary.Tools, allTools)
 	}
 	if summary.Server.Name != "mcp-acpfs" {
 		t.Errorf("server name %q", summary.Server.Name)

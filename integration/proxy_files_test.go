@@ -119,8 +119,12 @@ func testEditorBuffers(t *testing.T, mode agentMode, agentFlags []string) {
 	if reads != 7 || writes != 2 {
 		t.Errorf("the editor received %d reads and %d writes, want 7 and 2: %+v", reads, writes, reqs)
 	}
-	if i := slices.IndexFunc(reqs, func(q fsRequest) bool { return q.Line != nil }); i < 0 || *reqs[i].Line != 2 || reqs[i].Limit == nil || *reqs[i].Limit != 2 {
-		t.Errorf("no fs/read_text_file with line 2 and limit 2 reached the editor: %+v", reqs)
+	// read_text_file reports the hash of the whole buffer, so a ranged
+	// read asks the editor for the whole buffer once and cuts the range
+	// itself (the line ranges the editor serves are covered by the
+	// runtime's Editor tests).
+	if i := slices.IndexFunc(reqs, func(q fsRequest) bool { return q.Line != nil || q.Limit != nil }); i >= 0 {
+		t.Errorf("a tool's read reached the editor as a range, want one whole-buffer read: %+v", reqs[i])
 	}
 	r.p.checkStdoutJSONLines()
 }

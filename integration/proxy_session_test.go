@@ -24,8 +24,8 @@ func TestProxySessionLoadAndEarlyConnect(t *testing.T) {
 		bufs := buffers(dir, bufferFiles)
 		r := startProxy(t, proxyOptions{mode: mode, agentFlags: []string{"-connect-early"}, editor: fakeeditor.Options{ReadTextFile: true, WriteTextFile: true, Buffers: bufs}})
 		s := r.newSession(dir, nil)
-		if !slices.Equal(s.report.Tools, []string{"acpfs/read_text_file", "acpfs/write_text_file"}) {
-			t.Errorf("before answering session/new the agent saw the tools %v", s.report.Tools)
+		if got := slices.Sorted(slices.Values(s.report.Tools)); !slices.Equal(got, prefixed("acpfs/", allTools)) {
+			t.Errorf("before answering session/new the agent saw the tools %v, want %v", s.report.Tools, prefixed("acpfs/", allTools))
 		}
 		wantText(t, r.mustPrompt(s, readStep("a.txt"))[1], "buffer a\n")
 
@@ -36,8 +36,8 @@ func TestProxySessionLoadAndEarlyConnect(t *testing.T) {
 			t.Fatalf("session/load: %v", err)
 		}
 		rep := r.waitReportAfter(callContext(t), n, func(rep testagent.Report) bool { return rep.Kind == "session" && rep.SessionID == loaded })
-		if !slices.Equal(rep.Tools, []string{"acpfs/read_text_file", "acpfs/write_text_file"}) {
-			t.Errorf("before answering session/load the agent saw the tools %v", rep.Tools)
+		if got := slices.Sorted(slices.Values(rep.Tools)); !slices.Equal(got, prefixed("acpfs/", allTools)) {
+			t.Errorf("before answering session/load the agent saw the tools %v, want %v", rep.Tools, prefixed("acpfs/", allTools))
 		}
 		sl := acpSession{id: loaded, cwd: dir, report: rep}
 		checkEntry(t, mode, sl.entry(t, "acpfs"))
@@ -51,6 +51,15 @@ func TestProxySessionLoadAndEarlyConnect(t *testing.T) {
 			}
 		}
 	})
+}
+
+// prefixed returns names, each with prefix before it.
+func prefixed(prefix string, names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = prefix + n
+	}
+	return out
 }
 
 // TestProxyFlags: --route, --name and --read-only shape what the agent

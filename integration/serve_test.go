@@ -2,7 +2,10 @@ package integration
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -32,6 +35,34 @@ const (
 	readTool  = "read_text_file"
 	writeTool = "write_text_file"
 )
+
+// readOnlyTools are the tools that change nothing: exactly the ones
+// --read-only leaves. Sorted.
+var readOnlyTools = []string{
+	"directory_tree",
+	"get_file_info",
+	"glob",
+	"grep",
+	"list_directory",
+	"read_media_file",
+	readTool,
+}
+
+// mutatingTools are the tools that change files: --read-only hides them.
+// Sorted.
+var mutatingTools = []string{
+	"create_directory",
+	"delete_file",
+	"edit_text_file",
+	"move_file",
+	writeTool,
+}
+
+// allTools is the full toolset, sorted: the tool list is exactly this set.
+var allTools = slices.Sorted(slices.Values(slices.Concat(readOnlyTools, mutatingTools)))
+
+// unknownTool is a tool name the server must not have.
+const unknownTool = "no_such_tool"
 
 // A tree is a directory tree to serve, with things around the root that
 // must stay out of reach.
@@ -242,6 +273,20 @@ func mustRefuse(t *testing.T, c *client.Client, name string, args map[string]any
 	}
 }
 
+// mustBeUnknown calls a tool the server must not have: the call must be a
+// protocol error (invalid params) that names the tool, not a result.
+func mustBeUnknown(t *testing.T, c *client.Client, name string, args map[string]any) {
+	t.Helper()
+	res, err := callTool(t, c, name, args)
+	if err == nil {
+		t.Errorf("%s %v: result %+v, want a protocol error for an unknown tool", name, args, res)
+		return
+	}
+	if !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("%s %v: protocol error %q, want one that says the tool is not found", name, args, err)
+	}
+}
+
 // listTools returns the server's tools by name.
 func listTools(t *testing.T, c *client.Client) map[string]mcp.Tool {
 	t.Helper()
@@ -263,18 +308,69 @@ func listTools(t *testing.T, c *client.Client) map[string]mcp.Tool {
 
 // wantHints are the annotations each tool must carry.
 var wantHints = map[string]struct{ readOnly, destructive, idempotent, openWorld bool }{
-	readTool:  {readOnly: true, destructive: false, idempotent: true, openWorld: false},
-	writeTool: {readOnly: false, destructive: true, idempotent: true, openWorld: false},
+	"create_directory": {readOnly: false, destructive: false, idempotent: true, openWorld: false},
+	"delete_file":      {readOnly: false, destructive: true, idempotent: false, openWorld: false},
+	"directory_tree":   {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"edit_text_file":   {readOnly: false, destructive: true, idempotent: false, openWorld: false},
+	"get_file_info":    {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"glob":             {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"grep":             {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"list_directory":   {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	"move_file":        {readOnly: false, destructive: true, idempotent: false, openWorld: false},
+	"read_media_file":  {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	readTool:           {readOnly: true, destructive: false, idempotent: true, openWorld: false},
+	writeTool:          {readOnly: false, destructive: true, idempotent: true, openWorld: false},
 }
 
 // wantProps are the input properties of each tool, and which are required.
 var wantProps = map[string]struct{ props, required []string }{
-	readTool:  {props: []string{"limit", "line", "path"}, required: []string{"path"}},
-	writeTool: {props: []string{"content", "path"}, required: []string{"content", "path"}},
+	"create_directory": {props: []string{"path"}, required: []string{"path"}},
+	"delete_file":      {props: []string{"path", "recursive"}, required: []string{"path"}},
+	"directory_tree":   {props: []string{"exclude", "maxDepth", "path"}, required: []string{"path"}},
+	"edit_text_file":   {props: []string{"dryRun", "edits", "expectedHash", "path"}, required: []string{"edits", "path"}},
+	"get_file_info":    {props: []string{"path"}, required: []string{"path"}},
+	"glob":             {props: []string{"path", "pattern"}, required: []string{"pattern"}},
+	"grep":             {props: []string{"ignoreCase", "include", "maxResults", "path", "pattern"}, required: []string{"pattern"}},
+	"list_directory":   {props: []string{"path"}, required: []string{"path"}},
+	"move_file":        {props: []string{"destination", "overwrite", "source"}, required: []string{"destination", "source"}},
+	"read_media_file":  {props: []string{"path"}, required: []string{"path"}},
+	readTool:           {props: []string{"limit", "line", "path"}, required: []string{"path"}},
+	writeTool:          {props: []string{"content", "expectedHash", "path"}, required: []string{"content", "path"}},
 }
 
-// checkTools checks the tool list: exactly names, each with a description
-// that names the working directory, its annotations and its input schema.
+// TestToolTables checks the tables of the tests themselves: the read-only
+// and the mutating tools are disjoint, and every tool has its hints and
+// properties, consistent with the set it is in.
+func TestToolTables(t *testing.T) {
+	if n := len(readOnlyTools) + len(mutatingTools); len(slices.Compact(slices.Clone(allTools))) != n {
+		t.Errorf("the read-only and the mutating tools overlap: %v, %v", readOnlyTools, mutatingTools)
+	}
+	for _, set := range [][]string{readOnlyTools, mutatingTools} {
+		if !slices.IsSorted(set) {
+			t.Errorf("%v is not sorted", set)
+		}
+	}
+	for _, name := range allTools {
+		h, ok := wantHints[name]
+		if !ok {
+			t.Errorf("no wantHints for %s", name)
+		}
+		if _, ok := wantProps[name]; !ok {
+			t.Errorf("no wantProps for %s", name)
+		}
+		if ro := slices.Contains(readOnlyTools, name); h.readOnly != ro || (ro && h.destructive) {
+			t.Errorf("wantHints[%s] = %+v, inconsistent with read-only %v", name, h, ro)
+		}
+	}
+	if len(wantHints) != len(allTools) || len(wantProps) != len(allTools) {
+		t.Errorf("wantHints or wantProps name tools that are not in %v", allTools)
+	}
+}
+
+// checkTools checks the tool list: exactly names (in any order), each with
+// a description that names the working directory, a title, its four
+// annotations (a read-only tool with readOnlyHint true and destructiveHint
+// false), its input schema and an output schema.
 func checkTools(t *testing.T, c *client.Client, workDir string, names ...string) map[string]mcp.Tool {
 	t.Helper()
 	tools := listTools(t, c)
@@ -285,6 +381,7 @@ func checkTools(t *testing.T, c *client.Client, workDir string, names ...string)
 			}
 		}
 	})
+	names = slices.Sorted(slices.Values(names))
 	if !slices.Equal(got, names) {
 		t.Fatalf("tools %v, want %v", got, names)
 	}
@@ -296,7 +393,19 @@ func checkTools(t *testing.T, c *client.Client, workDir string, names ...string)
 		if !strings.Contains(tool.Description, workDir) {
 			t.Errorf("%s description does not name the working directory %s:\n%s", name, workDir, tool.Description)
 		}
-		a, want := tool.Annotations, wantHints[name]
+		want, ok := wantHints[name]
+		if !ok {
+			t.Errorf("%s: no expected annotations", name)
+			continue
+		}
+		a := tool.Annotations
+		if slices.Contains(readOnlyTools, name) {
+			if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint {
+				t.Errorf("%s is a read-only tool: want readOnlyHint true and destructiveHint false, got %s", name, hintString(a))
+			}
+		} else if a.ReadOnlyHint == nil || *a.ReadOnlyHint {
+			t.Errorf("%s changes files: want readOnlyHint false, got %s", name, hintString(a))
+		}
 		for _, h := range []struct {
 			hint string
 			got  *bool
@@ -333,8 +442,23 @@ func checkTools(t *testing.T, c *client.Client, workDir string, names ...string)
 		if req := slices.Sorted(slices.Values(s.Required)); !slices.Equal(req, wantProps[name].required) {
 			t.Errorf("%s: required %v, want %v", name, req, wantProps[name].required)
 		}
+		if tool.OutputSchema.Type != "object" && tool.RawOutputSchema == nil {
+			t.Errorf("%s: output schema type %q, want object", name, tool.OutputSchema.Type)
+		}
 	}
 	return tools
+}
+
+// hintString formats the four hints of a, nil ones as "unset".
+func hintString(a mcp.ToolAnnotation) string {
+	f := func(b *bool) string {
+		if b == nil {
+			return "unset"
+		}
+		return fmt.Sprint(*b)
+	}
+	return fmt.Sprintf("{readOnly: %s, destructive: %s, idempotent: %s, openWorld: %s}",
+		f(a.ReadOnlyHint), f(a.DestructiveHint), f(a.IdempotentHint), f(a.OpenWorldHint))
 }
 
 // TestStdio drives `serve` over stdio with mcp-go's client, in each
@@ -348,7 +472,7 @@ func TestStdio(t *testing.T) {
 			c := p.connect(t, era.version)
 
 			t.Run("ListTools", func(t *testing.T) {
-				checkTools(t, c, tr.root, readTool, writeTool)
+				checkTools(t, c, tr.root, allTools...)
 			})
 			t.Run("Read", func(t *testing.T) { testRead(t, c, tr) })
 			t.Run("ReadErrors", func(t *testing.T) { testReadErrors(t, c, tr) })
@@ -403,6 +527,71 @@ func testRead(t *testing.T, c *client.Client, tr tree) {
 			}
 		})
 	}
+	// The structured result repeats the text, where it starts and how many
+	// lines it has, and the hash of the whole file, whatever the range.
+	for _, tc := range []struct {
+		name            string
+		args            map[string]any
+		file, text      string
+		line, lineCount int
+	}{
+		{"StructuredWhole", map[string]any{"path": hello}, hello, rootFiles["hello.txt"], 1, 3},
+		{"StructuredRange", map[string]any{"path": hello, "line": 2, "limit": 1}, hello, "beta\r\n", 2, 1},
+		{"StructuredRelativeNoFinalNewline", map[string]any{"path": "nonl.txt", "line": 3}, nonl, "three", 3, 1},
+		{"StructuredEmpty", map[string]any{"path": "empty.txt"}, filepath.Join(tr.root, "empty.txt"), "", 1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := callTool(t, c, readTool, tc.args)
+			if err != nil || res.IsError {
+				t.Fatalf("read %v: %v %+v", tc.args, err, res)
+			}
+			if got := resultText(t, res); got != tc.text {
+				t.Errorf("read %v = %q, want %q", tc.args, got, tc.text)
+			}
+			var out struct {
+				Path      string `json:"path"`
+				Content   string `json:"content"`
+				Line      int    `json:"line"`
+				LineCount int    `json:"lineCount"`
+				SHA256    string `json:"sha256"`
+			}
+			structured(t, res, &out)
+			want := out
+			want.Path, want.Content, want.Line, want.LineCount, want.SHA256 = tc.file, tc.text, tc.line, tc.lineCount, sha256File(t, tc.file)
+			if out != want {
+				t.Errorf("read %v: structured %+v, want %+v", tc.args, out, want)
+			}
+		})
+	}
+}
+
+// structured decodes the structured content of res into v, failing the
+// test if there is none.
+func structured(t *testing.T, res *mcp.CallToolResult, v any) {
+	t.Helper()
+	if res.StructuredContent == nil {
+		t.Fatalf("no structured content: %+v", res)
+	}
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("structured content %s: %v", b, err)
+	}
+}
+
+// sha256File returns the hex SHA-256 of the file at path.
+func sha256File(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }
 
 func testReadErrors(t *testing.T, c *client.Client, tr tree) {
@@ -493,13 +682,27 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 				}
 			}
 			dirBefore := dirNames(t, filepath.Dir(abs))
-			text := mustSucceed(t, c, writeTool, map[string]any{"path": tc.path, "content": tc.content})
+			res, err := callTool(t, c, writeTool, map[string]any{"path": tc.path, "content": tc.content})
+			if err != nil || res.IsError {
+				t.Fatalf("write %s: %v %+v", tc.path, err, res)
+			}
+			text := resultText(t, res)
 			want := tc.path
 			if !filepath.IsAbs(tc.path) {
 				want = abs
 			}
 			if !strings.Contains(text, want) {
 				t.Errorf("write result %q does not name %s", text, want)
+			}
+			var out struct {
+				Path         string `json:"path"`
+				BytesWritten int    `json:"bytesWritten"`
+				SHA256       string `json:"sha256"`
+			}
+			structured(t, res, &out)
+			sum := sha256.Sum256([]byte(tc.content))
+			if out.Path != want || out.BytesWritten != len(tc.content) || out.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("write %s: structured %+v, want path %s, bytesWritten %d, sha256 %x", tc.path, out, want, len(tc.content), sum)
 			}
 			wantFile(t, abs, tc.content)
 			if tc.mode != 0 {
@@ -622,12 +825,14 @@ func testInvalidArguments(t *testing.T, c *client.Client, tr tree) {
 		{"WriteNoContent", writeTool, map[string]any{"path": "nocontent.txt"}},
 		{"WriteNoPath", writeTool, map[string]any{"content": "x"}},
 		{"WriteNULInPath", writeTool, map[string]any{"path": "a\x00b.txt", "content": "x"}},
-		{"UnknownTool", "delete_file", map[string]any{"path": "hello.txt"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			mustRefuse(t, c, tc.tool, tc.args)
 		})
 	}
+	t.Run("UnknownTool", func(t *testing.T) {
+		mustBeUnknown(t, c, unknownTool, map[string]any{"path": "hello.txt"})
+	})
 	wantNoFile(t, filepath.Join(tr.root, "nocontent.txt"))
 	wantFile(t, filepath.Join(tr.root, "hello.txt"), rootFiles["hello.txt"])
 }
@@ -681,7 +886,8 @@ func testConcurrent(t *testing.T, c *client.Client, tr tree) {
 	wg.Wait()
 }
 
-// TestStdioReadOnly checks that --read-only leaves write_text_file out.
+// TestStdioReadOnly checks that --read-only lists exactly the read-only
+// tools, and that the mutating ones are unknown.
 func TestStdioReadOnly(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
@@ -689,19 +895,46 @@ func TestStdioReadOnly(t *testing.T) {
 			tr := newTree(t)
 			p := start(t, procOptions{}, "serve", "--root", tr.root, "--read-only")
 			c := p.connect(t, era.version)
-			checkTools(t, c, tr.root, readTool)
+			checkTools(t, c, tr.root, readOnlyTools...)
 			if got := mustSucceed(t, c, readTool, map[string]any{"path": "hello.txt"}); got != rootFiles["hello.txt"] {
 				t.Errorf("read %q, want %q", got, rootFiles["hello.txt"])
 			}
-			mustRefuse(t, c, writeTool, map[string]any{"path": "new.txt", "content": "x"})
-			mustRefuse(t, c, writeTool, map[string]any{"path": "hello.txt", "content": "x"})
-			wantNoFile(t, filepath.Join(tr.root, "new.txt"))
-			wantFile(t, filepath.Join(tr.root, "hello.txt"), rootFiles["hello.txt"])
+			if got := mustSucceed(t, c, "list_directory", map[string]any{"path": "sub"}); !strings.Contains(got, "rel.txt") {
+				t.Errorf("list_directory sub with --read-only: %q, want rel.txt in it", got)
+			}
+			refuseMutations(t, c, tr)
 			c.Close()
 			p.closeStdin()
 			p.checkStdoutJSONLines()
 		})
 	}
+}
+
+// refuseMutations calls every mutating tool, with arguments it would
+// accept, on a server started with --read-only: each must be an unknown
+// tool, and nothing in the root may change.
+func refuseMutations(t *testing.T, c *client.Client, tr tree) {
+	t.Helper()
+	calls := map[string]map[string]any{
+		"create_directory": {"path": "newdir"},
+		"delete_file":      {"path": "hello.txt"},
+		"edit_text_file":   {"path": "hello.txt", "edits": []any{map[string]any{"oldText": "alpha", "newText": "pwned"}}},
+		"move_file":        {"source": "hello.txt", "destination": "moved.txt"},
+		writeTool:          {"path": "new.txt", "content": "x"},
+	}
+	for _, name := range mutatingTools {
+		args, ok := calls[name]
+		if !ok {
+			t.Errorf("refuseMutations has no call for %s", name)
+			continue
+		}
+		mustBeUnknown(t, c, name, args)
+	}
+	mustBeUnknown(t, c, writeTool, map[string]any{"path": "hello.txt", "content": "x"})
+	for _, p := range []string{"newdir", "moved.txt", "new.txt"} {
+		wantNoFile(t, filepath.Join(tr.root, p))
+	}
+	wantFile(t, filepath.Join(tr.root, "hello.txt"), rootFiles["hello.txt"])
 }
 
 // TestStdioMaxFileSize checks --max-file-size on reads and writes.
@@ -719,7 +952,7 @@ func TestStdioMaxFileSize(t *testing.T) {
 
 			p := start(t, procOptions{}, "serve", "--root", tr.root, "--max-file-size", "64")
 			c := p.connect(t, era.version)
-			tools := checkTools(t, c, tr.root, readTool, writeTool)
+			tools := checkTools(t, c, tr.root, allTools...)
 			for _, name := range []string{readTool, writeTool} {
 				if !strings.Contains(tools[name].Description, "64 bytes") {
 					t.Errorf("%s description does not state the limit of 64 bytes:\n%s", name, tools[name].Description)
@@ -760,7 +993,7 @@ func TestStdioDefaultRoot(t *testing.T) {
 			tr := newTree(t)
 			p := start(t, procOptions{dir: tr.root}, "serve")
 			c := p.connect(t, era.version)
-			checkTools(t, c, tr.root, readTool, writeTool)
+			checkTools(t, c, tr.root, allTools...)
 			if got := mustSucceed(t, c, readTool, map[string]any{"path": "sub/rel.txt"}); got != "relative\n" {
 				t.Errorf("read %q", got)
 			}
@@ -789,7 +1022,7 @@ func TestStdioMultipleRoots(t *testing.T) {
 			writeFile(t, filepath.Join(second, "which.txt"), "second\n")
 			p := start(t, procOptions{dir: tr.outside}, "serve", "--root", tr.root, "--root", second)
 			c := p.connect(t, era.version)
-			checkTools(t, c, tr.root, readTool, writeTool)
+			checkTools(t, c, tr.root, allTools...)
 			for _, tc := range []struct{ path, want string }{
 				{"which.txt", "first\n"},
 				{filepath.Join(second, "which.txt"), "second\n"},
@@ -831,7 +1064,7 @@ func TestStdioRootForms(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := start(t, procOptions{dir: tc.dir}, "serve", "--root", tc.root)
 			c := p.connect(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-			checkTools(t, c, tc.workDir, readTool, writeTool)
+			checkTools(t, c, tc.workDir, allTools...)
 			for _, path := range []string{"hello.txt", filepath.Join(tc.workDir, "hello.txt"), filepath.Join(tr.root, "hello.txt")} {
 				if got := mustSucceed(t, c, readTool, map[string]any{"path": path}); got != rootFiles["hello.txt"] {
 					t.Errorf("read %s = %q", path, got)
@@ -994,7 +1227,7 @@ func TestStdioMalformedInput(t *testing.T) {
 	send(`{"jsonrpc":"2.0","id":4,"method":"tools/list"}`)
 	res := response(4)
 	result, _ := res["result"].(map[string]any)
-	if tools, _ := result["tools"].([]any); len(tools) != 2 {
+	if tools, _ := result["tools"].([]any); len(tools) != len(allTools) {
 		t.Errorf("tools/list after malformed lines: %v", res)
 	}
 	send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"hello.txt"}}}`)

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -210,8 +211,18 @@ func TestServeStdio(t *testing.T) {
 				t.Errorf("outside the roots: %q", resultText(res))
 			}
 			tools, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-			if err != nil || len(tools.Tools) != 1 {
-				t.Errorf("--read-only: tools %v, %v", tools, err)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, tool := range tools.Tools {
+				names = append(names, tool.Name)
+				if tool.Annotations.ReadOnlyHint == nil || !*tool.Annotations.ReadOnlyHint {
+					t.Errorf("--read-only lists %s, which is not read-only", tool.Name)
+				}
+			}
+			if !slices.Contains(names, "read_text_file") {
+				t.Errorf("--read-only: tools %v lack read_text_file", names)
 			}
 			c.Close()
 			if got := <-code; got != 0 {

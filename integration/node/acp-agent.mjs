@@ -14,7 +14,8 @@
 // runs the script's calls, and sends the outcome to the client as one
 // agent_message_chunk whose text is JSON:
 //
-//	{mcpServers, entry, tools, calls: [{name, arguments, isError, text}]}
+//	{mcpServers, entry, tools, toolInfo: [{name, description, annotations}],
+//	 calls: [{name, arguments, isError, text, structuredContent}]}
 //
 // then ends the turn with end_turn. Logs go to stderr.
 
@@ -67,14 +68,18 @@ async function runScript(session, script) {
   const client = await connectMCP(entry);
   try {
     out.server = client.getServerVersion();
-    out.tools = (await client.listTools()).tools.map((t) => t.name);
+    const { tools } = await client.listTools();
+    out.tools = tools.map((t) => t.name);
+    out.toolInfo = tools.map((t) => ({ name: t.name, description: t.description, annotations: t.annotations }));
     for (const call of script.calls ?? []) {
+      // The SDK checks structuredContent against the tool's outputSchema.
       const res = await client.callTool({ name: call.name, arguments: call.arguments });
       out.calls.push({
         name: call.name,
         arguments: call.arguments,
         isError: res.isError === true,
         text: res.content.filter((c) => c.type === "text").map((c) => c.text).join(""),
+        structuredContent: res.structuredContent,
       });
     }
   } finally {

@@ -15,14 +15,16 @@
 // and limit as Zed does: 1-based line, whole lines with their terminators).
 // It sends initialize, session/new (with an MCP server of its own, which
 // must reach the agent first and unchanged) and a prompt that scripts the
-// agent's MCP tool calls, and checks what the agent reports: reads see the
-// buffers, not the disk; the write lands in the buffer map and leaves the
-// disk alone; a path outside the session's roots is refused without asking
-// the editor; every fs request carries the session's id. Then it ends the
-// proxy's stdin and waits for it to exit with status 0. Last, it checks the
-// proxy's --trace with acp-trace.mjs: every message the proxy wrote on
-// either hop must be valid under the official ACP v1 JSON schema, ids must
-// be rewritten consistently, and forwarding must be faithful.
+// agent's MCP tool calls, and checks what the agent reports: it sees exactly
+// the full toolset, every tool described and annotated; reads see the
+// buffers, not the disk, and hash the buffer; the write lands in the buffer
+// map and leaves the disk alone; a path outside the session's roots is
+// refused without asking the editor; every fs request carries the
+// session's id, and a ranged read is one whole-buffer request. Then it
+// ends the proxy's stdin and waits for it to exit with status 0. Last, it
+// checks the proxy's --trace with acp-trace.mjs: every message the proxy
+// wrote on either hop must be valid under the official ACP v1 JSON schema,
+// ids must be rewritten consistently, and forwarding must be faithful.
 //
 // It prints one JSON summary on stdout: ok, mode, the checks passed, the
 // message counts per direction and method, the number validated, and the
@@ -30,6 +32,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -68,6 +71,14 @@ async function check(name, fn) {
     failures.push({ check: name, failure: err.message });
   }
 }
+
+// The toolset the agent must see: exactly these tools; the read-only ones
+// must say so in their annotations.
+const readOnlyTools = ["directory_tree", "get_file_info", "glob", "grep", "list_directory", "read_media_file", "read_text_file"];
+const mutatingTools = ["create_directory", "delete_file", "edit_text_file", "move_file", "write_text_file"];
+const allTools = [...readOnlyTools, ...mutatingTools].sort();
+
+const sha256 = (s) => crypto.createHash("sha256").update(s, "utf8").digest("hex");
 
 // The tree: base/project is the session's cwd; base/outside is not a root.
 const base = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "mcp-acpfs-acp-")));
@@ -251,7 +262,25 @@ try {
   });
 
   await check("tools/list", async () => {
-    assert.deepEqual(report?.tools, ["read_text_file", "write_text_file"]);
+    assert.ok(report, "no report from the agent");
+    const names = [...report.tools].sort();
+    assert.equal(new Set(names).size, names.length, `a tool is listed twice: ${names}`);
+    assert.deepEqual(names, allTools);
+    const byName = Object.fromEntries(report.toolInfo.map((t) => [t.name, t]));
+    for (const name of allTools) {
+      const t = byName[name];
+      assert.ok(t, `no description or annotations of ${name} in the report`);
+      assert.ok(t.description && t.description.includes(cwd), `${name}: description does not name the session's cwd`);
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        assert.equal(typeof t.annotations?.[hint], "boolean", `${name}: annotations.${hint} is not set`);
+      }
+      if (readOnlyTools.includes(name)) {
+        assert.equal(t.annotations.readOnlyHint, true, `${name}: a read-only tool with readOnlyHint false`);
+        assert.equal(t.annotations.destructiveHint, false, `${name}: a read-only tool with destructiveHint true`);
+      } else {
+        assert.equal(t.annotations.readOnlyHint, false, `${name}: a mutating tool with readOnlyHint true`);
+      }
+    }
   });
 
   const call = (i) => {
@@ -263,9 +292,14 @@ try {
   await check("read sees the unsaved buffer", async () => {
     assert.equal(call(0), "one\ntwo\nthree\nfour\n");
     assert.notEqual(call(0), disk[notes]);
+    // The structured result repeats the buffer, and hashes it, not the disk.
+    const sc = toolCalls[0].structuredContent;
+    assert.equal(sc?.content, call(0), "structuredContent.content is not the text");
+    assert.equal(sc.sha256, sha256(call(0)), "structuredContent.sha256 is not the buffer's SHA-256");
   });
   await check("read range (line 2, limit 2)", async () => {
     assert.equal(call(1), "two\nthree\n");
+    assert.equal(toolCalls[1].structuredContent?.sha256, sha256(call(0)), "a range's sha256 is not the whole buffer's");
   });
   await check("read relative (line 4)", async () => {
     assert.equal(call(2), "four\n");
@@ -288,9 +322,11 @@ try {
     assert.deepEqual(
       fsRequests.map((r) => [r.method, r.params.path, r.params.line ?? null, r.params.limit ?? null]),
       [
+        // A ranged read asks for the whole buffer, to hash it, and cuts
+        // the range itself: one editor request per read.
         ["fs/read_text_file", notes, null, null],
-        ["fs/read_text_file", notes, 2, 2],
-        ["fs/read_text_file", notes, 4, null],
+        ["fs/read_text_file", notes, null, null],
+        ["fs/read_text_file", notes, null, null],
         ["fs/write_text_file", out, null, null],
         ["fs/read_text_file", out, null, null],
       ],

@@ -4,17 +4,21 @@
 //	node mcp-client.mjs /path/to/mcp-acpfs
 //
 // (or set MCP_ACPFS_BIN). It creates a temporary tree, serves its root
-// directory, and checks the tool list and annotations, reads, writes and read
-// backs, and the isError results for a missing file and for paths outside
-// the roots. The client declares the roots capability and answers roots/list
-// with a directory inside the served root: a file outside that directory but
-// inside the served root must then be refused (client roots only narrow).
+// directory, and checks the tool list (exactly the full toolset, each tool
+// with a description, all four annotations and its schemas), reads, writes
+// and read backs with their structuredContent (the text, and the hex
+// SHA-256 of the whole file), and the isError results for a missing file and
+// for paths outside the roots. The client declares the roots capability and
+// answers roots/list with a directory inside the served root: a file outside
+// that directory but inside the served root must then be refused (client
+// roots only narrow).
 //
 // On success it prints one JSON object (ok: true, the checks passed, the
 // negotiated protocol version, ...) on stdout and exits 0. On any mismatch it
 // prints what went wrong on stderr, with the server's stderr, and exits 1.
 
 import assert from "node:assert/strict";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -29,6 +33,28 @@ if (!bin) {
   console.error("usage: node mcp-client.mjs /path/to/mcp-acpfs (or set MCP_ACPFS_BIN)");
   process.exit(2);
 }
+
+// The toolset: exactly these tools, sorted; --read-only leaves only the
+// read-only ones.
+const readOnlyTools = ["directory_tree", "get_file_info", "glob", "grep", "list_directory", "read_media_file", "read_text_file"];
+const mutatingTools = ["create_directory", "delete_file", "edit_text_file", "move_file", "write_text_file"];
+const allTools = [...readOnlyTools, ...mutatingTools].sort();
+
+// The input properties of each tool, sorted, and which are required.
+const schemas = {
+  create_directory: { props: ["path"], required: ["path"] },
+  delete_file: { props: ["path", "recursive"], required: ["path"] },
+  directory_tree: { props: ["exclude", "maxDepth", "path"], required: ["path"] },
+  edit_text_file: { props: ["dryRun", "edits", "expectedHash", "path"], required: ["edits", "path"] },
+  get_file_info: { props: ["path"], required: ["path"] },
+  glob: { props: ["path", "pattern"], required: ["pattern"] },
+  grep: { props: ["ignoreCase", "include", "maxResults", "path", "pattern"], required: ["pattern"] },
+  list_directory: { props: ["path"], required: ["path"] },
+  move_file: { props: ["destination", "overwrite", "source"], required: ["destination", "source"] },
+  read_media_file: { props: ["path"], required: ["path"] },
+  read_text_file: { props: ["limit", "line", "path"], required: ["path"] },
+  write_text_file: { props: ["content", "expectedHash", "path"], required: ["content", "path"] },
+};
 
 const passed = [];
 let serverStderr = "";
@@ -97,19 +123,32 @@ function textOf(res) {
   return res.content[0].text;
 }
 
-async function read(args) {
+// The SDK validates a result's structuredContent against the tool's
+// outputSchema (cached by listTools) and refuses a result that has an
+// outputSchema but no structuredContent: a call that returns proves both.
+
+async function readResult(args) {
   const res = await callTool("read_text_file", args);
   const text = textOf(res);
   assert.ok(!res.isError, `read ${JSON.stringify(args)} failed: ${text}`);
-  return text;
+  assert.equal(typeof res.structuredContent, "object", `read ${JSON.stringify(args)}: no structuredContent`);
+  assert.equal(res.structuredContent.content, text, "structuredContent.content is not the text");
+  return res;
 }
 
-async function write(args) {
+async function read(args) {
+  return textOf(await readResult(args));
+}
+
+async function writeResult(args) {
   const res = await callTool("write_text_file", args);
   const text = textOf(res);
   assert.ok(!res.isError, `write ${JSON.stringify(args)} failed: ${text}`);
-  return text;
+  assert.equal(typeof res.structuredContent, "object", `write ${JSON.stringify(args)}: no structuredContent`);
+  return res;
 }
+
+const sha256 = (s) => crypto.createHash("sha256").update(s, "utf8").digest("hex");
 
 async function wantError(tool, args, ...want) {
   const res = await callTool(tool, args);
@@ -142,30 +181,57 @@ async function main() {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     summary.tools = tools.map((t) => t.name).sort();
-    assert.deepEqual(summary.tools, ["read_text_file", "write_text_file"]);
+    assert.equal(new Set(summary.tools).size, tools.length, `a tool is listed twice: ${summary.tools}`);
+    assert.deepEqual(summary.tools, allTools);
+    for (const name of allTools) {
+      const t = byName[name];
+      assert.ok(t.description && t.description.includes(root), `${name}: description does not name the working directory`);
+      assert.ok(t.title || t.annotations?.title, `${name}: no title`);
+      for (const hint of ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"]) {
+        assert.equal(typeof t.annotations?.[hint], "boolean", `${name}: annotations.${hint} is not set`);
+      }
+      if (readOnlyTools.includes(name)) {
+        assert.equal(t.annotations.readOnlyHint, true, `${name}: a read-only tool with readOnlyHint false`);
+        assert.equal(t.annotations.destructiveHint, false, `${name}: a read-only tool with destructiveHint true`);
+      } else {
+        assert.equal(t.annotations.readOnlyHint, false, `${name}: a mutating tool with readOnlyHint true`);
+      }
+      assert.equal(t.annotations.openWorldHint, false, `${name}: annotations.openWorldHint`);
+      assert.equal(t.inputSchema?.type, "object", `${name}: inputSchema.type`);
+      assert.equal(t.outputSchema?.type, "object", `${name}: outputSchema.type`);
+      assert.deepEqual(Object.keys(t.inputSchema.properties ?? {}).sort(), schemas[name].props, `${name}: input properties`);
+      assert.deepEqual([...(t.inputSchema.required ?? [])].sort(), schemas[name].required, `${name}: required`);
+    }
     const hints = {
       read_text_file: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       write_text_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
     };
     for (const [name, want] of Object.entries(hints)) {
-      const t = byName[name];
-      assert.ok(t.description && t.description.includes(root), `${name}: description does not name the working directory`);
       for (const [hint, value] of Object.entries(want)) {
-        assert.equal(t.annotations?.[hint], value, `${name}: annotations.${hint}`);
+        assert.equal(byName[name].annotations?.[hint], value, `${name}: annotations.${hint}`);
       }
-      assert.equal(t.inputSchema?.type, "object", `${name}: inputSchema.type`);
-      assert.ok(t.inputSchema?.required?.includes("path"), `${name}: path is not required`);
     }
-    assert.deepEqual(Object.keys(byName.read_text_file.inputSchema.properties).sort(), ["limit", "line", "path"]);
-    assert.deepEqual(Object.keys(byName.write_text_file.inputSchema.properties).sort(), ["content", "path"]);
   });
 
   const hello = path.join(clientRoot, "hello.txt");
   await check("read whole", async () => {
-    assert.equal(await read({ path: hello }), files[hello]);
+    const res = await readResult({ path: hello });
+    assert.equal(textOf(res), files[hello]);
+    assert.deepEqual(res.structuredContent, {
+      path: hello,
+      content: files[hello],
+      line: 1,
+      lineCount: 3,
+      sha256: sha256(files[hello]),
+    });
+    assert.match(res.structuredContent.sha256, /^[0-9a-f]{64}$/);
   });
   await check("read range", async () => {
-    assert.equal(await read({ path: hello, line: 2, limit: 1 }), "beta\r\n");
+    const res = await readResult({ path: hello, line: 2, limit: 1 });
+    assert.equal(textOf(res), "beta\r\n");
+    assert.equal(res.structuredContent.line, 2);
+    assert.equal(res.structuredContent.lineCount, 1);
+    assert.equal(res.structuredContent.sha256, sha256(files[hello]), "a range's sha256 is the whole file's");
     assert.equal(await read({ path: hello, line: 3 }), "gamma\n");
   });
   await check("read relative", async () => {
@@ -174,13 +240,23 @@ async function main() {
 
   const written = path.join(clientRoot, "new", "dir", "written.txt");
   const content = "written by the TypeScript SDK\r\n✓ ünïcode\nno final newline";
+  let writtenHash;
   await check("write", async () => {
-    const text = await write({ path: written, content });
+    const res = await writeResult({ path: written, content });
+    const text = textOf(res);
     assert.ok(text.includes(written), `write result ${JSON.stringify(text)} does not name ${written}`);
+    assert.deepEqual(res.structuredContent, {
+      path: written,
+      bytesWritten: Buffer.byteLength(content, "utf8"),
+      sha256: sha256(content),
+    });
+    writtenHash = res.structuredContent.sha256;
     assert.equal(fs.readFileSync(written, "utf8"), content, "content on disk");
   });
   await check("read back", async () => {
-    assert.equal(await read({ path: written }), content);
+    const res = await readResult({ path: written });
+    assert.equal(textOf(res), content);
+    assert.equal(res.structuredContent.sha256, writtenHash, "the read's sha256 is not the write's");
     assert.equal(await read({ path: "client/new/dir/written.txt", line: 3 }), "no final newline");
   });
 

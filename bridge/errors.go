@@ -138,28 +138,100 @@ func argumentProblems(schema mcp.ToolInputSchema, args any) []string {
 			strings.Join(unknown, ", "), strings.Join(known, ", ")))
 	}
 	for _, name := range slices.Sorted(maps.Keys(obj)) {
-		prop, ok := schema.Properties[name].(map[string]any)
-		if !ok {
-			continue
-		}
-		v := obj[name]
-		switch prop["type"] {
-		case "string":
-			if _, ok := v.(string); !ok {
-				problems = append(problems, fmt.Sprintf("%s must be a string, not %s", name, jsonKind(v)))
-			}
-		case "integer":
-			n, ok := v.(float64)
-			if !ok || n != math.Trunc(n) {
-				problems = append(problems, fmt.Sprintf("%s must be an integer, not %s", name, jsonKind(v)))
-				continue
-			}
-			if min, ok := number(prop["minimum"]); ok && n < min {
-				problems = append(problems, fmt.Sprintf("%s must be at least %v, not %v", name, min, n))
-			}
+		if prop, ok := schema.Properties[name].(map[string]any); ok {
+			problems = append(problems, valueProblems(name, prop, obj[name])...)
 		}
 	}
 	return problems
+}
+
+// valueProblems says what is wrong with the value v of the argument at
+// name (a path such as edits[1].oldText) against its schema prop.
+func valueProblems(name string, prop map[string]any, v any) []string {
+	kind := func(want string) []string {
+		return []string{fmt.Sprintf("%s must be %s, not %s", name, want, jsonKind(v))}
+	}
+	switch prop["type"] {
+	case "string":
+		if _, ok := v.(string); !ok {
+			return kind("a string")
+		}
+	case "boolean":
+		if _, ok := v.(bool); !ok {
+			return kind("true or false")
+		}
+	case "integer", "number":
+		n, ok := v.(float64)
+		if !ok || prop["type"] == "integer" && n != math.Trunc(n) {
+			if prop["type"] == "integer" {
+				return kind("an integer")
+			}
+			return kind("a number")
+		}
+		if min, ok := number(prop["minimum"]); ok && n < min {
+			return []string{fmt.Sprintf("%s must be at least %v, not %v", name, min, n)}
+		}
+		if max, ok := number(prop["maximum"]); ok && n > max {
+			return []string{fmt.Sprintf("%s must be at most %v, not %v", name, max, n)}
+		}
+	case "array":
+		items, ok := v.([]any)
+		if !ok {
+			return kind("an array")
+		}
+		if min, ok := number(prop["minItems"]); ok && float64(len(items)) < min {
+			return []string{fmt.Sprintf("%s must have at least %v item(s), not %d", name, min, len(items))}
+		}
+		var problems []string
+		if itemSchema, ok := prop["items"].(map[string]any); ok {
+			for i, item := range items {
+				problems = append(problems, valueProblems(fmt.Sprintf("%s[%d]", name, i), itemSchema, item)...)
+			}
+		}
+		return problems
+	case "object":
+		o, ok := v.(map[string]any)
+		if !ok {
+			return kind("an object")
+		}
+		props, _ := prop["properties"].(map[string]any)
+		var problems []string
+		for _, r := range requiredNames(prop["required"]) {
+			if _, ok := o[r]; !ok {
+				problems = append(problems, fmt.Sprintf("%s.%s is required", name, r))
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(o)) {
+			sub, ok := props[k].(map[string]any)
+			if !ok {
+				if props != nil {
+					problems = append(problems, fmt.Sprintf("%s has an unknown member %q (its members are %s)",
+						name, k, strings.Join(slices.Sorted(maps.Keys(props)), ", ")))
+				}
+				continue
+			}
+			problems = append(problems, valueProblems(name+"."+k, sub, o[k])...)
+		}
+		return problems
+	}
+	return nil
+}
+
+// requiredNames reads a schema's "required" keyword.
+func requiredNames(v any) []string {
+	switch v := v.(type) {
+	case []string:
+		return v
+	case []any:
+		var out []string
+		for _, s := range v {
+			if s, ok := s.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // number returns a schema's numeric keyword value.

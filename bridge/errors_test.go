@@ -86,6 +86,35 @@ func TestArgumentProblems(t *testing.T) {
 	}
 }
 
+func TestArgumentProblemsOfNestedAndBoundedArguments(t *testing.T) {
+	schema := mcp.NewTool("t",
+		mcp.WithInteger("maxDepth", mcp.Min(1), mcp.Max(10)),
+		mcp.WithBoolean("recursive"),
+		mcp.WithArray("exclude", mcp.WithStringItems()),
+		mcp.WithArray("edits", mcp.MinItems(1), mcp.Items(map[string]any{
+			"type":       "object",
+			"required":   []string{"oldText", "newText"},
+			"properties": map[string]any{"oldText": map[string]any{"type": "string"}, "newText": map[string]any{"type": "string"}, "replaceAll": map[string]any{"type": "boolean"}},
+		})),
+	).InputSchema
+	for _, tc := range []struct {
+		args any
+		want string
+	}{
+		{map[string]any{"maxDepth": 11.0}, "maxDepth must be at most 10, not 11"},
+		{map[string]any{"recursive": "yes"}, "recursive must be true or false, not a string"},
+		{map[string]any{"exclude": []any{7.0}}, "exclude[0] must be a string, not 7"},
+		{map[string]any{"edits": []any{}}, "edits must have at least 1 item(s), not 0"},
+		{map[string]any{"edits": []any{map[string]any{"oldText": "a"}}}, "edits[0].newText is required"},
+		{map[string]any{"edits": []any{map[string]any{"oldText": "a", "newText": 1.0, "all": true}}},
+			`edits[0] has an unknown member "all" (its members are newText, oldText, replaceAll); edits[0].newText must be a string, not 1`},
+	} {
+		if got := strings.Join(argumentProblems(schema, tc.args), "; "); got != tc.want {
+			t.Errorf("argumentProblems(%v) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
 func TestRewriteValidationResultKeepsOtherResults(t *testing.T) {
 	tool := mcp.NewTool("t", mcp.WithString("path", mcp.Required()))
 	req := &mcp.CallToolRequest{}

@@ -28,6 +28,22 @@ func (b *binding) addTools() {
 	b.addResources()   // resources.go
 }
 
+// hints sets every annotation of a tool explicitly, since mcp-go's defaults
+// are the pessimistic ones: readOnly, destructive and idempotent as given,
+// and openWorld false, as none of the tools reaches beyond the session's
+// files.
+func hints(title string, readOnly, destructive, idempotent bool) mcp.ToolOption {
+	return func(t *mcp.Tool) {
+		t.Annotations = mcp.ToolAnnotation{
+			Title:           title,
+			ReadOnlyHint:    &readOnly,
+			DestructiveHint: &destructive,
+			IdempotentHint:  &idempotent,
+			OpenWorldHint:   new(bool),
+		}
+	}
+}
+
 // sizeNote tells a model about the size limit, if there is one to tell.
 func (b *binding) sizeNote(s string) string {
 	if b.sess.MaxFileSize <= 0 {
@@ -61,11 +77,7 @@ func (b *binding) readTool() mcp.Tool {
 		mcp.WithInteger("limit", mcp.Min(1),
 			mcp.Description("The maximum number of lines to return. Absent means to the end of the file.")),
 		mcp.WithOutputSchema[readOutput](),
-		mcp.WithTitleAnnotation("Read text file"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Read text file", true, false, true),
 	)
 }
 
@@ -94,11 +106,7 @@ func (b *binding) writeTool() mcp.Tool {
 			mcp.Description("The sha256 the file must still have (from read_text_file); "+
 				"if it has changed, nothing is written. Absent means no check.")),
 		mcp.WithOutputSchema[writeOutput](),
-		mcp.WithTitleAnnotation("Write text file"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Write text file", false, true, true),
 	)
 }
 

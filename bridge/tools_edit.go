@@ -273,11 +273,7 @@ func (b *binding) editTool() mcp.Tool {
 			mcp.Description("The sha256 the file must still have (from read_text_file, or an earlier edit's sha256After); "+
 				"if it has changed, nothing is written.")),
 		mcp.WithOutputSchema[editOutput](),
-		mcp.WithTitleAnnotation("Edit text file"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Edit text file", false, true, false),
 	)
 }
 
@@ -629,11 +625,7 @@ func (b *binding) mediaTool() mcp.Tool {
 		mcp.WithString("path", mcp.Required(),
 			mcp.Description("The file to read: absolute, or relative to the working directory.")),
 		mcp.WithOutputSchema[mediaOutput](),
-		mcp.WithTitleAnnotation("Read media file"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Read media file", true, false, true),
 	)
 }
 

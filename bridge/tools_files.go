@@ -171,11 +171,7 @@ func (b *binding) getFileInfoTool() mcp.Tool {
 		mcp.WithString("path", mcp.Required(),
 			mcp.Description("The file or directory: absolute, or relative to the working directory.")),
 		withOutputSchema(fileInfoSchema),
-		mcp.WithTitleAnnotation("Get file info"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Get file info", true, false, true),
 	)
 }
 
@@ -191,11 +187,7 @@ func (b *binding) listDirectoryTool() mcp.Tool {
 		mcp.WithString("path", mcp.Required(),
 			mcp.Description("The directory to list: absolute, or relative to the working directory.")),
 		withOutputSchema(listSchema),
-		mcp.WithTitleAnnotation("List directory"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("List directory", true, false, true),
 	)
 }
 
@@ -221,11 +213,7 @@ func (b *binding) directoryTreeTool() mcp.Tool {
 		mcp.WithArray("exclude", mcp.WithStringItems(),
 			mcp.Description(`Glob patterns of entries to leave out, besides the default ones, e.g. ["*.log", "vendor", "src/gen/**"].`)),
 		withOutputSchema(treeSchema),
-		mcp.WithTitleAnnotation("Directory tree"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Directory tree", true, false, true),
 	)
 }
 
@@ -239,11 +227,7 @@ func (b *binding) createDirectoryTool() mcp.Tool {
 		mcp.WithString("path", mcp.Required(),
 			mcp.Description("The directory to create: absolute, or relative to the working directory.")),
 		withOutputSchema(createSchema),
-		mcp.WithTitleAnnotation("Create directory"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Create directory", false, false, true),
 	)
 }
 
@@ -263,11 +247,7 @@ func (b *binding) moveFileTool() mcp.Tool {
 		mcp.WithBoolean("overwrite", mcp.DefaultBool(false),
 			mcp.Description("Replace an existing destination. Absent means false.")),
 		withOutputSchema(moveSchema),
-		mcp.WithTitleAnnotation("Move file"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Move file", false, true, false),
 	)
 }
 
@@ -286,11 +266,7 @@ func (b *binding) deleteFileTool() mcp.Tool {
 		mcp.WithBoolean("recursive", mcp.DefaultBool(false),
 			mcp.Description("Delete a non-empty directory and everything in it. Absent means false.")),
 		withOutputSchema(deleteSchema),
-		mcp.WithTitleAnnotation("Delete file"),
-		mcp.WithReadOnlyHintAnnotation(false),
-		mcp.WithDestructiveHintAnnotation(true),
-		mcp.WithIdempotentHintAnnotation(false),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Delete file", false, true, false),
 	)
 }
 

@@ -55,11 +55,7 @@ func (b *binding) globTool() mcp.Tool {
 		mcp.WithString("path",
 			mcp.Description("The directory to search in: absolute, or relative to the working directory. Absent means the working directory.")),
 		withSearchSchema(globSchema),
-		mcp.WithTitleAnnotation("Find files by glob"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Find files by glob", true, false, true),
 	)
 }
 
@@ -96,11 +92,7 @@ func (b *binding) grepTool() mcp.Tool {
 			mcp.Description(fmt.Sprintf("The most matching lines to return. Absent means %d; more than %d means %d.",
 				runtime.DefaultGrepResults, runtime.MaxGrepResults, runtime.MaxGrepResults))),
 		withSearchSchema(grepSchema),
-		mcp.WithTitleAnnotation("Search file contents"),
-		mcp.WithReadOnlyHintAnnotation(true),
-		mcp.WithDestructiveHintAnnotation(false),
-		mcp.WithIdempotentHintAnnotation(true),
-		mcp.WithOpenWorldHintAnnotation(false),
+		hints("Search file contents", true, false, true),
 	)
 }
 

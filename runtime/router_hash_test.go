@@ -3,9 +3,12 @@ package runtime_test
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 func TestRouterReadTextFileHashCostsOneEditorRequest(t *testing.T) {
@@ -36,5 +39,23 @@ func TestRouterReadTextFileHashOnDisk(t *testing.T) {
 	}
 	if reqs := f.ed.Requests(); len(reqs) != 0 {
 		t.Errorf("the editor got %v", reqs)
+	}
+}
+
+func TestRouterReadTextFileHashSkipsFilesOverTheLimit(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, dir+"/big.txt", strings.Repeat("0123456789\n", 100)) // 1,100 bytes
+	r := runtime.NewRouter(runtime.RouterOptions{Disk: openDisk(t, runtime.DiskOptions{MaxFileSize: 1000}, dir)})
+	text, sum, err := r.ReadTextFileHash(t.Context(), dir+"/big.txt", 50, 1)
+	if err != nil || text != "0123456789\n" || sum != "" {
+		t.Errorf("ReadTextFileHash = %q, %q, %v; want the line and no hash", text, sum, err)
+	}
+}
+
+func TestRouterReadTextFileHashKeepsTheEditorOnlyPolicy(t *testing.T) {
+	f := newRouterFixture(t)
+	r := f.router(t, false, false, capabilities.PolicyEditor)
+	if _, _, err := r.ReadTextFileHash(t.Context(), f.dir+"/main.go", 1, 1); !errors.Is(err, runtime.ErrNotAdvertised) {
+		t.Errorf("err = %v, want ErrNotAdvertised", err)
 	}
 }

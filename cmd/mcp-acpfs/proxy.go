@@ -42,7 +42,8 @@ Flags:
   --name NAME
 	the name of the MCP server given to the agent; default acpfs.
   --read-only
-	leave write_text_file out.
+	leave out the tools that change files: write_text_file,
+	edit_text_file, create_directory, move_file and delete_file.
   --max-file-size N
 	the largest content a read returns or a write accepts: 512KiB,
 	10MiB (the default), 1GiB.
@@ -74,7 +75,7 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 	fs.Var(&roots, "root", "a directory every session may use (repeatable)")
 	fs.TextVar(&route, "route", capabilities.PolicyAuto, "auto, editor or disk")
 	fs.StringVar(&name, "name", "acpfs", "the MCP server name")
-	fs.BoolVar(&readOnly, "read-only", false, "leave write_text_file out")
+	fs.BoolVar(&readOnly, "read-only", false, "leave out the tools that change files")
 	fs.Var(&maxFileSize, "max-file-size", "the size limit of a read or a write")
 	fs.StringVar(&tracePath, "trace", "", "append every message to this file")
 	fs.Var(&level, "log-level", "debug, info, warn or error")

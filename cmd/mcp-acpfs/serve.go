@@ -25,7 +25,10 @@ var serveCmd = &command{
 	usage: func(w io.Writer) {
 		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
 
-serve is an MCP server with the tools read_text_file and write_text_file.
+serve is an MCP server of file tools on local disk: read_text_file,
+write_text_file, edit_text_file, read_media_file, get_file_info,
+list_directory, directory_tree, glob, grep, create_directory, move_file and
+delete_file, and the files themselves as file:// resources.
 It speaks MCP on standard input and output, and logs on standard error.
 It ends when standard input ends, or on SIGINT or SIGTERM.
 
@@ -36,7 +39,8 @@ Flags:
 	The default is the current directory. Relative paths given to the
 	tools resolve against the first root.
   --read-only
-	leave write_text_file out.
+	leave out the tools that change files: write_text_file,
+	edit_text_file, create_directory, move_file and delete_file.
   --max-file-size N
 	the largest content a read returns or a write accepts, in bytes or
 	with a binary unit: 512KiB, 10MiB, 1GiB (K, M, G mean the same).
@@ -72,7 +76,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	var cfg serveConfig
 	fs := newFlagSet("serve", e)
 	fs.Var(&cfg.roots, "root", "a directory the tools may use (repeatable)")
-	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave write_text_file out")
+	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave out the tools that change files")
 	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP on this loopback address")
 	fs.BoolVar(&cfg.httpNoAuth, "http-no-auth", false, "accept HTTP requests without a token")

@@ -4,14 +4,20 @@
 //
 // # MCP tools
 //
-// [NewServer] builds an mcp-go server for a [Files] with two tools,
-// read_text_file and write_text_file (the latter left out for a read-only
-// session). Tool arguments are checked against their input schemas by
-// mcp-go; relative paths resolve against the session's working directory
-// with [runtime.Abs]; the reads and writes go to the session's
-// [runtime.FS]. A file failure is an MCP tool result with isError set, never
-// a JSON-RPC error; errors.go is the one place that turns Go errors into
-// tool results.
+// [NewServer] builds an mcp-go server for a [Files]: the tools
+// read_text_file, write_text_file and edit_text_file (tools.go,
+// tools_edit.go), which go through the session's [runtime.FS] and so
+// through the editor where it serves them; read_media_file, get_file_info,
+// list_directory, directory_tree, create_directory, move_file and
+// delete_file (tools_files.go) and glob and grep (tools_search.go), which
+// use the FS's optional interfaces (see runtime/fsext.go) on disk; and the
+// files as file:// resources with change notifications (resources.go,
+// watch.go). A read-only session has no tool that changes files. Every tool
+// has an output schema and fills structuredContent. Tool arguments are
+// checked against their input schemas by mcp-go; relative paths resolve
+// against the session's working directory with [runtime.Abs]. A file
+// failure is an MCP tool result with isError set, never a JSON-RPC error;
+// errors.go is the one place that turns Go errors into tool results.
 //
 // MCP roots can only narrow what a session may touch: when a client
 // declares the roots capability, its tool calls are confined to the

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -188,6 +189,27 @@ func (m *keyedMutex) lock(ctx context.Context, key string) (func(), error) {
 		release()
 		return nil, ctx.Err()
 	}
+}
+
+// lockPaths locks several keys in sorted order, so that two callers that
+// lock overlapping sets cannot deadlock, and returns one unlock func.
+func (m *keyedMutex) lockPaths(ctx context.Context, keys ...string) (func(), error) {
+	keys = slices.Compact(slices.Sorted(slices.Values(keys)))
+	var unlocks []func()
+	unlockAll := func() {
+		for _, u := range slices.Backward(unlocks) {
+			u()
+		}
+	}
+	for _, k := range keys {
+		u, err := m.lock(ctx, k)
+		if err != nil {
+			unlockAll()
+			return nil, err
+		}
+		unlocks = append(unlocks, u)
+	}
+	return unlockAll, nil
 }
 
 // edit_text_file

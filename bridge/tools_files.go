@@ -653,6 +653,13 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if res != nil {
 		return res, nil
 	}
+	// Writes and edits of either path wait, and so does this for them: a
+	// move never lands inside an edit's read, check and write.
+	unlock, err := pathLocks.lockPaths(ctx, src, dst)
+	if err != nil {
+		return errorResult(op, src, err), nil
+	}
+	defer unlock()
 	out := moveOutput{Source: src, Destination: dst}
 	if sfs, ok := fsys.(runtime.StatFS); ok && args.Overwrite {
 		_, err := sfs.Stat(ctx, dst)
@@ -699,6 +706,12 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if res != nil {
 		return res, nil
 	}
+	// As for a move: no delete lands inside an edit of the same path.
+	unlock, err := pathLocks.lockPaths(ctx, p)
+	if err != nil {
+		return errorResult(op, p, err), nil
+	}
+	defer unlock()
 	out := deleteOutput{Path: p}
 	if sfs, ok := fsys.(runtime.StatFS); ok {
 		if info, err := sfs.Stat(ctx, p); err == nil {

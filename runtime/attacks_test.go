@@ -99,6 +99,9 @@ func pathAttacks(base, root string) []string {
 		"loop_a",
 		"sub/\x00/ok.txt",
 		"ok.txt\x00",
+		"file://" + base + "/outside/secret.txt",
+		"file://localhost" + root + "/%2e%2e/outside/secret.txt",
+		"file://" + root + "/sub%2F..%2F..%2Froot_backup/secret.txt",
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -27,6 +28,13 @@ type DiskOptions struct {
 	// in bytes. Zero means DefaultMaxFileSize. A line range of a larger
 	// file can still be read.
 	MaxFileSize int64
+	// AllowHardLinks lets the operations on a file's content (reads,
+	// writes, hashes, and the Check of the editor route) use a regular
+	// file that has more than one name. By default such a file is
+	// refused with an error wrapping ErrHardLinked: its other names may
+	// lie outside the roots, and a link made there to a file outside
+	// would otherwise read or change that file.
+	AllowHardLinks bool
 }
 
 // Disk is an FS on local disk, confined to a set of root directories.
@@ -36,11 +44,20 @@ type DiskOptions struct {
 // and the remainder is then resolved by os.Root, which refuses any symlink
 // or ".." that leads out of the root at the time of the operation, so there
 // is no window between a check and the open.
+//
+// A regular file with more than one name (hard links) is refused to the
+// operations on its content unless [DiskOptions.AllowHardLinks] is set.
 type Disk struct {
-	roots  []*diskRoot // fixed once opened
-	max    int64
-	closed atomic.Bool
+	roots     []*diskRoot // fixed once opened
+	max       int64
+	hardLinks bool // DiskOptions.AllowHardLinks
+	closed    atomic.Bool
 }
+
+// ErrHardLinked: a regular file with more than one name (hard links) was
+// refused to an operation on its content, as its other names may lie
+// outside the roots. It matches fs.ErrPermission.
+var ErrHardLinked = &sentinel{"hard-linked file refused", fs.ErrPermission}
 
 // errClosed is the error of every operation on a closed Disk.
 var errClosed = fmt.Errorf("the roots are closed: %w", fs.ErrClosed)
@@ -58,7 +75,7 @@ type diskRoot struct {
 // symlink is also known by its real path. An empty list gives a Disk that
 // refuses every path.
 func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
-	d := &Disk{max: opts.MaxFileSize}
+	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks}
 	if d.max <= 0 {
 		d.max = DefaultMaxFileSize
 	}
@@ -128,7 +145,7 @@ func (d *Disk) MaxFileSize() int64 { return d.max }
 // cannot widen it. A dir outside every root, or missing, is dropped. The
 // result shares nothing with d and must be closed itself.
 func (d *Disk) Narrow(dirs []string) (*Disk, error) {
-	n := &Disk{max: d.max}
+	n := &Disk{max: d.max, hardLinks: d.hardLinks}
 	for _, dir := range dirs {
 		if checkRootArg(dir) != nil || !filepath.IsAbs(dir) {
 			continue
@@ -198,6 +215,10 @@ func (d *Disk) outside() error { return &OutsideRootsError{Roots: d.Roots()} }
 // exist on disk now. It returns nil for a path that does not exist yet but
 // whose nearest existing ancestor is inside. It is for routes that do not go
 // through Disk (the editor), which must not be sent a path outside the roots.
+// As the editor would read or write the file's content, Check also refuses
+// what the Disk refuses to such operations: a named pipe, socket or device
+// (which could block the editor), and a regular file with other hard
+// links, unless they are allowed. A directory passes.
 func (d *Disk) Check(path string) error {
 	r, rel, err := d.locate(path)
 	if err != nil {
@@ -206,7 +227,12 @@ func (d *Disk) Check(path string) error {
 	// Walk up to the nearest existing ancestor; Stat follows symlinks
 	// and fails if one leads out of the root.
 	for p := rel; ; p = filepath.Dir(p) {
-		_, err := r.root.Stat(p)
+		info, err := r.root.Stat(p)
+		if err == nil && p == rel && !info.IsDir() {
+			if err := d.content(info); err != nil {
+				return &fs.PathError{Op: "check", Path: path, Err: err}
+			}
+		}
 		if err == nil || p == "." {
 			return d.mapErr("check", path, err)
 		}
@@ -230,14 +256,14 @@ func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (
 	// effect on the regular files that are read below.
 	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return "", d.mapErr("read", path, err)
+		return "", d.openErr("read", path, r, rel, err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
 	if err != nil {
 		return "", d.mapErr("read", path, err)
 	}
-	if err := regular(info); err != nil {
+	if err := d.content(info); err != nil {
 		return "", &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	whole := line <= 1 && limit <= 0
@@ -251,9 +277,25 @@ func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (
 	return text, nil
 }
 
+// openErr maps the error of opening rel for reading. A socket (or a device
+// without a driver) cannot be opened at all (ENXIO), and is named as
+// regular names it.
+func (d *Disk) openErr(op, path string, r *diskRoot, rel string, err error) error {
+	if errors.Is(err, syscall.ENXIO) {
+		if info, serr := r.root.Stat(rel); serr == nil {
+			if rerr := regular(info); rerr != nil {
+				return &fs.PathError{Op: op, Path: path, Err: rerr}
+			}
+		}
+	}
+	return d.mapErr(op, path, err)
+}
+
 // regular refuses anything that is not a regular file, naming what it is.
-func regular(info fs.FileInfo) error {
-	m := info.Mode()
+func regular(info fs.FileInfo) error { return regularMode(info.Mode()) }
+
+// regularMode is regular for a file of mode m.
+func regularMode(m fs.FileMode) error {
 	if m.IsRegular() {
 		return nil
 	}
@@ -271,6 +313,38 @@ func regular(info fs.FileInfo) error {
 		kind = "symbolic link"
 	}
 	return fmt.Errorf("%w: it is a %s", ErrNotRegular, kind)
+}
+
+// content refuses, to an operation on a file's content, what regular
+// refuses, and a regular file with other hard links unless they are
+// allowed.
+func (d *Disk) content(info fs.FileInfo) error {
+	if err := regular(info); err != nil {
+		return err
+	}
+	return d.links(info)
+}
+
+// links refuses a regular file that has more than one name, unless the
+// Disk allows hard links: another name may lie outside the roots, so its
+// content is not the roots' to give or change.
+func (d *Disk) links(info fs.FileInfo) error {
+	if d.hardLinks || !info.Mode().IsRegular() {
+		return nil
+	}
+	if n := linkCount(info); n > 1 {
+		return fmt.Errorf("%w: it has %d names (hard links), and another may lie outside the allowed roots", ErrHardLinked, n)
+	}
+	return nil
+}
+
+// linkCount returns how many names the file described by info has, or 1
+// when the platform does not say.
+func linkCount(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
 }
 
 // ctxReader stops a long read when its context is done.
@@ -309,9 +383,14 @@ func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if rel == "." {
 		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w: it is a directory (a root)", ErrNotRegular)}
 	}
-	target, err := r.resolveLinks(rel)
+	target, info, err := r.resolveLinks(rel)
 	if err != nil {
 		return d.mapErr("write", path, err)
+	}
+	if info != nil {
+		if err := d.links(info); err != nil {
+			return &fs.PathError{Op: "write", Path: path, Err: err}
+		}
 	}
 	if err := atomicWrite(ctx, r.root, target, content); err != nil {
 		return d.mapErr("write", path, err)
@@ -337,51 +416,56 @@ func checkText(s string) error {
 const maxLinks = 40
 
 // resolveLinks follows symlinks at the final component of rel, within the
-// root, and returns the path (relative to the root) of the file to replace.
+// root, and returns the path (relative to the root) of the file to replace,
+// with the description of that regular file, or nil if it does not exist.
 // Parent directories are resolved by os.Root itself at each operation, and
 // a link target is joined lexically; either way os.Root refuses a result
 // that leads out of the root.
-func (r *diskRoot) resolveLinks(rel string) (string, error) {
+func (r *diskRoot) resolveLinks(rel string) (string, fs.FileInfo, error) {
 	root := r.root
 	for range maxLinks {
 		info, err := root.Lstat(rel)
 		if errors.Is(err, fs.ErrNotExist) {
-			return rel, nil
+			return rel, nil, nil
 		}
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if info.Mode()&fs.ModeSymlink == 0 {
 			if info.IsDir() {
-				return "", fmt.Errorf("%w: it is a directory", ErrNotRegular)
+				return "", nil, fmt.Errorf("%w: it is a directory", ErrNotRegular)
 			}
 			if !info.Mode().IsRegular() {
-				return "", regular(info)
+				return "", nil, regular(info)
 			}
-			return rel, nil
+			return rel, info, nil
 		}
 		dest, err := root.Readlink(rel)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		if filepath.IsAbs(dest) {
 			in, ok := r.rel(filepath.Clean(dest))
 			if !ok {
-				return "", ErrOutsideRoots
+				return "", nil, ErrOutsideRoots
 			}
 			rel = in
 		} else {
 			rel = filepath.Join(filepath.Dir(rel), dest)
 			if rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-				return "", ErrOutsideRoots
+				return "", nil, ErrOutsideRoots
 			}
 		}
 	}
-	return "", &fs.PathError{Op: "readlink", Path: rel, Err: syscall.ELOOP}
+	return "", nil, &fs.PathError{Op: "readlink", Path: rel, Err: syscall.ELOOP}
 }
 
 // atomicWrite writes content to rel under root through a synced temporary
-// file and a rename.
+// file and a rename. The temporary file has no name while it is written
+// (where the system allows it, see openUnnamed), and is named beside rel
+// (tempName) only for the rename: a process killed in the middle of a write
+// leaves the old content, and nothing else. Elsewhere the temporary file is
+// named from the start, and such a kill leaves it behind.
 func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err error) {
 	dir := filepath.Dir(rel)
 	if err := root.MkdirAll(dir, 0o777); err != nil {
@@ -392,15 +476,20 @@ func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err e
 	if info, err := root.Stat(rel); err == nil {
 		perm, keep = info.Mode().Perm(), true
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(rel)+".tmp-"+randomSuffix())
-	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	tmp := "" // the temporary file's name, once it has one
+	f, err := openUnnamed(root, dir, perm)
 	if err != nil {
-		return err
+		tmp = tempName(rel)
+		if f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm); err != nil {
+			return err
+		}
 	}
 	defer func() {
 		if err != nil {
 			f.Close()
-			root.Remove(tmp)
+			if tmp != "" {
+				root.Remove(tmp)
+			}
 		}
 	}()
 	if _, err = io.WriteString(f, content); err != nil {
@@ -415,10 +504,17 @@ func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err e
 	if err = f.Sync(); err != nil {
 		return err
 	}
-	if err = f.Close(); err != nil {
+	if err = ctx.Err(); err != nil {
 		return err
 	}
-	if err = ctx.Err(); err != nil {
+	if tmp == "" {
+		name := tempName(rel)
+		if err = linkUnnamed(root, f, name); err != nil {
+			return err
+		}
+		tmp = name
+	}
+	if err = f.Close(); err != nil {
 		return err
 	}
 	if err = root.Rename(tmp, rel); err != nil {
@@ -430,6 +526,20 @@ func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err e
 		df.Close()
 	}
 	return nil
+}
+
+// errNoUnnamed: the system cannot create a file without a name.
+var errNoUnnamed = errors.New("no unnamed temporary files here")
+
+// tempName returns a new name for a temporary file beside rel: hidden,
+// after rel's name, and within NAME_MAX however long that name is.
+func tempName(rel string) string {
+	suffix := ".tmp-" + randomSuffix()
+	base := filepath.Base(rel)
+	if keep := nameMax - len(suffix) - 1; len(base) > keep {
+		base = strings.ToValidUTF8(base[:keep], "")
+	}
+	return filepath.Join(filepath.Dir(rel), "."+base+suffix)
 }
 
 func randomSuffix() string {
@@ -471,6 +581,8 @@ func (d *Disk) mapErr(op, path string, err error) error {
 		inner = fmt.Errorf("%w (the file system refused access)", fs.ErrPermission)
 	case errors.Is(inner, syscall.EISDIR):
 		inner = fmt.Errorf("%w: it is a directory", ErrNotRegular)
+	case errors.Is(inner, syscall.ENAMETOOLONG):
+		inner = fmt.Errorf("a name or the path is too long for the file system (NAME_MAX or PATH_MAX): %w", fs.ErrInvalid)
 	}
 	return &fs.PathError{Op: op, Path: path, Err: inner}
 }

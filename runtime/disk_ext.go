@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"syscall"
 	"unicode/utf8"
 )
@@ -261,9 +260,11 @@ func (d *Disk) mkdirErr(op, path string, err error) error {
 // relative to the open directory, and a symlink is reported, never
 // followed. A directory is opened only if it is still the one that was
 // described: one swapped for a symlink or another directory meanwhile is
-// reported as an error instead of being read. Each directory is read
-// whole and closed before the walk goes into it, so a deep tree holds no
-// file descriptors. ctx is checked before each entry.
+// reported as an error instead of being read. A directory's names are
+// read whole and its entries described as the walk reaches them, so a
+// large directory costs its names only; and it is closed while the walk is
+// below it, so a deep tree holds no file descriptors. ctx is checked
+// before each entry.
 func (d *Disk) Walk(ctx context.Context, root string, fn WalkFunc) error {
 	err := d.walk(ctx, root, fn)
 	if err == fs.SkipDir || err == fs.SkipAll {
@@ -299,6 +300,12 @@ type diskWalker struct {
 
 // visit reports the entry at rel (path to the caller), described by info,
 // and walks below it if it is a directory; it follows fs.WalkDir.
+//
+// A directory's names are read whole, but its entries are described one
+// at a time, by lstat relative to the open directory, as the walk reaches
+// them: a directory of any size costs its names only. Its descriptor is
+// closed before the walk goes into a subdirectory, and opened again after
+// (if it is still the same directory).
 func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
 	fi := newFileInfo(path, info)
 	if err := w.fn(path, fi, nil); err != nil || !info.IsDir() {
@@ -307,25 +314,47 @@ func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
 		}
 		return err
 	}
-	entries, err := w.readDir(rel, info)
-	if err != nil {
-		// A second call, to report the error.
+	// report makes the second call of fn, for an error reading the
+	// directory, and says whether to go on with it.
+	report := func(err error) (bool, error) {
 		if err := w.fn(path, fi, w.d.dirErr("walk", path, w.r, rel, err)); err != nil {
 			if err == fs.SkipDir {
 				err = nil
 			}
+			return false, err
+		}
+		return true, nil
+	}
+	dir, names, err := w.openNames(rel, info)
+	if err != nil {
+		if more, err := report(err); !more || dir == nil {
 			return err
 		}
 	}
-	for _, e := range entries {
+	defer func() {
+		if dir != nil {
+			dir.Close()
+		}
+	}()
+	for _, name := range names {
 		if err := w.ctx.Err(); err != nil {
 			return &fs.PathError{Op: "walk", Path: path, Err: err}
 		}
-		einfo, err := e.Info() // already described by lstat at the read
+		if dir == nil {
+			if dir, err = w.openAt(rel, info); err != nil {
+				_, err := report(err)
+				return err
+			}
+		}
+		einfo, err := dir.Lstat(name)
 		if err != nil {
 			continue // gone
 		}
-		if err := w.visit(filepath.Join(rel, e.Name()), filepath.Join(path, e.Name()), einfo); err != nil {
+		if einfo.IsDir() {
+			dir.Close() // a deep tree holds no descriptors
+			dir = nil
+		}
+		if err := w.visit(filepath.Join(rel, name), filepath.Join(path, name), einfo); err != nil {
 			if err == fs.SkipDir {
 				break
 			}
@@ -335,22 +364,40 @@ func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
 	return nil
 }
 
-// readDir reads the entries of the directory at rel, which must still be
-// the one described by want, sorted by name. A file opened through os.Root
-// describes its entries with fstatat relative to itself, without
-// following symlinks.
-func (w *diskWalker) readDir(rel string, want fs.FileInfo) ([]fs.DirEntry, error) {
-	f, info, err := w.r.openDir(rel)
+// openAt opens the directory at rel, which must still be the one described
+// by want.
+func (w *diskWalker) openAt(rel string, want fs.FileInfo) (*os.Root, error) {
+	dir, err := w.r.root.OpenRoot(rel)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	if !os.SameFile(info, want) {
-		return nil, errChanged
+	info, err := dir.Stat(".")
+	if err == nil && !os.SameFile(info, want) {
+		err = errChanged
 	}
-	entries, err := f.ReadDir(-1)
-	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
+	if err != nil {
+		dir.Close()
+		return nil, err
+	}
+	return dir, nil
+}
+
+// openNames opens the directory at rel as openAt does, and reads its
+// names, sorted. On an error reading them it returns the open directory,
+// the names read, and the error.
+func (w *diskWalker) openNames(rel string, want fs.FileInfo) (*os.Root, []string, error) {
+	dir, err := w.openAt(rel, want)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := dir.Open(".")
+	if err != nil {
+		return dir, nil, err
+	}
+	names, err := f.Readdirnames(-1)
+	f.Close()
+	slices.Sort(names)
+	return dir, names, err
 }
 
 // Move implements [MoveFS] with one rename between the handles of the two
@@ -454,6 +501,11 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if !sinfo.Mode().IsRegular() {
 		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
 	}
+	// The copy would give the content of a file with other names, which
+	// may lie outside the roots, a name of its own.
+	if err := d.links(sinfo); err != nil {
+		return &fs.PathError{Op: op, Path: src, Err: err}
+	}
 	in, err := sr.root.OpenFile(srel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return d.mapErr(op, src, err)
@@ -463,7 +515,7 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 		return &fs.PathError{Op: op, Path: src, Err: errChanged}
 	}
 	perm := sinfo.Mode().Perm()
-	tmp := filepath.Join(filepath.Dir(drel), "."+filepath.Base(drel)+".tmp-"+randomSuffix())
+	tmp := tempName(drel)
 	out, err := dr.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return d.mapErr(op, dst, err)
@@ -575,11 +627,11 @@ func (d *Disk) openRegular(ctx context.Context, op, path string) (*os.File, fs.F
 	}
 	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, d.mapErr(op, path, err)
+		return nil, nil, d.openErr(op, path, r, rel, err)
 	}
 	info, err := f.Stat()
 	if err == nil {
-		err = regular(info)
+		err = d.content(info)
 	}
 	if err != nil {
 		f.Close()

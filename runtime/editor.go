@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -39,6 +40,7 @@ type Editor struct {
 	caller    Caller
 	sessionID func(context.Context) (string, error)
 	max       int64
+	timeout   time.Duration
 }
 
 var _ FS = (*Editor)(nil)
@@ -52,11 +54,17 @@ type EditorOptions struct {
 	// MaxFileSize limits the content a read returns and a write sends.
 	// Zero means DefaultMaxFileSize.
 	MaxFileSize int64
+	// Timeout bounds how long a call waits for the editor's answer, once
+	// the session id is known. When it passes, the call's context ends (a
+	// Caller that can tells the editor with $/cancel_request) and the
+	// operation fails with an *EditorTimeoutError. Zero or negative means
+	// no limit but the caller's context.
+	Timeout time.Duration
 }
 
 // NewEditor returns an Editor that calls the client through c.
 func NewEditor(c Caller, opts EditorOptions) *Editor {
-	e := &Editor{caller: c, sessionID: opts.SessionID, max: opts.MaxFileSize}
+	e := &Editor{caller: c, sessionID: opts.SessionID, max: opts.MaxFileSize, timeout: opts.Timeout}
 	if e.max <= 0 {
 		e.max = DefaultMaxFileSize
 	}
@@ -91,8 +99,8 @@ func (e *Editor) ReadTextFile(ctx context.Context, path string, line, limit int)
 	}
 	params := readTextFileParams{SessionID: id, Path: path, Line: max(line, 0), Limit: max(limit, 0)}
 	var res readTextFileResult
-	if err := e.caller.Call(ctx, MethodReadTextFile, params, &res); err != nil {
-		return "", &fs.PathError{Op: "read", Path: path, Err: editorError(ctx, err, line > 1)}
+	if err := e.call(ctx, MethodReadTextFile, params, &res, line > 1); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
 	}
 	if res.Content == nil {
 		return "", &fs.PathError{Op: "read", Path: path, Err: errors.New("the editor's answer has no content")}
@@ -124,11 +132,37 @@ func (e *Editor) WriteTextFile(ctx context.Context, path, content string) error 
 		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	var res json.RawMessage // null or {}: nothing to read
-	if err := e.caller.Call(ctx, MethodWriteTextFile, writeTextFileParams{SessionID: id, Path: path, Content: content}, &res); err != nil {
-		return &fs.PathError{Op: "write", Path: path, Err: editorError(ctx, err, false)}
+	if err := e.call(ctx, MethodWriteTextFile, writeTextFileParams{SessionID: id, Path: path, Content: content}, &res, false); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
 	}
 	return nil
 }
+
+// call calls method within the Editor's timeout and maps its error.
+func (e *Editor) call(ctx context.Context, method string, params, result any, ranged bool) error {
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, &EditorTimeoutError{Method: method, Timeout: e.timeout})
+		defer cancel()
+	}
+	if err := e.caller.Call(ctx, method, params, result); err != nil {
+		return editorError(ctx, err, ranged)
+	}
+	return nil
+}
+
+// EditorTimeoutError reports an editor that did not answer a call within
+// the Editor's timeout. It matches context.DeadlineExceeded.
+type EditorTimeoutError struct {
+	Method  string // the ACP method, e.g. fs/read_text_file
+	Timeout time.Duration
+}
+
+func (e *EditorTimeoutError) Error() string {
+	return fmt.Sprintf("the editor did not answer %s within %v", e.Method, e.Timeout)
+}
+
+func (e *EditorTimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 func (e *Editor) precheck(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
@@ -161,6 +195,9 @@ func (e *PeerError) Unwrap() error { return e.kind }
 // is the one place where ACP error codes from the editor are interpreted.
 func editorError(ctx context.Context, err error, ranged bool) error {
 	if ctx.Err() != nil {
+		if te, ok := errors.AsType[*EditorTimeoutError](context.Cause(ctx)); ok {
+			return te
+		}
 		return ctx.Err()
 	}
 	var rpc *jsonrpc2.Error

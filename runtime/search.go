@@ -410,14 +410,14 @@ func (d *Disk) OpenFile(ctx context.Context, path string) (io.ReadCloser, fs.Fil
 	// O_NONBLOCK: opening a FIFO must not wait for a writer.
 	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
-		return nil, nil, d.mapErr("open", path, err)
+		return nil, nil, d.openErr("open", path, r, rel, err)
 	}
 	info, err := f.Stat()
 	if err != nil {
 		f.Close()
 		return nil, nil, d.mapErr("open", path, err)
 	}
-	if err := regular(info); err != nil {
+	if err := d.content(info); err != nil {
 		f.Close()
 		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -481,7 +481,8 @@ type GrepResult struct {
 // that match opts.Pattern. Binary files (a NUL byte or invalid UTF-8 in the
 // first 8 KiB), files over the size limit and symlinks are skipped, as are
 // directories in SkippedDirs unless Include names them. Files are read by
-// several workers at once while the results keep the walk order.
+// several workers at once while the results keep the walk order. A root
+// that is a file that cannot be read is an error, not a skip.
 //
 // A Disk, or a Router's disk, is read directly, opening each directory
 // once for the files in it. Any other fsys must also be an [OpenFS], or
@@ -562,6 +563,7 @@ func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (Grep
 	}()
 
 	res := GrepResult{Matches: []GrepMatch{}}
+	var rootErr error // root is a file that could not be opened
 	for b := range order {
 		<-b.done
 		for i := range b.files {
@@ -578,6 +580,9 @@ func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (Grep
 				res.SkippedLarge++
 			case grepUnreadable:
 				res.SkippedUnreadable++
+				if f.path == root {
+					rootErr = f.err
+				}
 			}
 			for _, lm := range f.matches {
 				if len(res.Matches) == maxResults {
@@ -597,6 +602,8 @@ func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (Grep
 		return GrepResult{}, &fs.PathError{Op: "grep", Path: root, Err: ctx.Err()}
 	case walkErr != nil:
 		return GrepResult{}, walkErr
+	case rootErr != nil:
+		return GrepResult{}, rootErr
 	}
 	return res, nil
 }
@@ -624,7 +631,8 @@ type grepBatch struct {
 // A grepFile is one file to search, and what came of it.
 type grepFile struct {
 	path    string
-	skip    int // set by the walker for a file over the size limit
+	skip    int   // set by the walker for a file over the size limit
+	err     error // why an unreadable file could not be opened
 	matches []GrepMatch
 }
 
@@ -661,7 +669,7 @@ func grepWalk(ctx context.Context, fsys WalkFS, root, include string, limit int6
 			case TypeSymlink:
 				return &fs.PathError{Op: "grep", Path: path, Err: errSearchSymlink}
 			default:
-				return &fs.PathError{Op: "grep", Path: path, Err: fmt.Errorf("%w: it is not a file or directory", ErrNotRegular)}
+				return &fs.PathError{Op: "grep", Path: path, Err: regularMode(info.Mode)}
 			}
 		}
 		if cerr := ctx.Err(); cerr != nil {
@@ -805,7 +813,7 @@ func (o *diskDirOpener) open(ctx context.Context, path string) (io.ReadCloser, i
 	}
 	info, err := f.Stat()
 	if err == nil {
-		err = regular(info)
+		err = o.d.content(info)
 	}
 	if err != nil {
 		f.Close()
@@ -843,7 +851,7 @@ func (w *grepWorker) do(ctx context.Context, f *grepFile) {
 		f.skip = grepLarge
 		return
 	case err != nil:
-		f.skip = grepUnreadable
+		f.skip, f.err = grepUnreadable, err
 		return
 	}
 	defer rc.Close()

@@ -8,7 +8,9 @@
 // [Message] that keeps the original bytes, so a proxy can forward a message
 // verbatim and decode only what it needs. A malformed line is logged and
 // skipped, and the stream goes on: one bad line from a peer never ends a
-// session. Lines over a size limit are discarded without being buffered.
+// session. Lines over a size limit are discarded without being buffered,
+// and reported with what a bounded scan found of them ([OverlongError]),
+// so that a request can still be answered and a call still fail.
 // Batches (JSON arrays) are not supported and are skipped likewise.
 //
 // [SetID] and [Message.WithID] rewrite a message's top-level id by splicing

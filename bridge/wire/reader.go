@@ -25,8 +25,8 @@ const (
 type ReaderOptions struct {
 	// MaxLineSize is the longest line accepted, in bytes, not counting the
 	// "\n" (a "\r" before it counts). Longer lines are discarded while
-	// being read: the Reader never holds more than MaxLineSize plus its
-	// 64 KiB read buffer of one line.
+	// being read, and reported with an *OverlongError: the Reader never
+	// holds more than MaxLineSize plus its 64 KiB read buffer of one line.
 	// Zero or negative means DefaultMaxLineSize (64 MiB).
 	MaxLineSize int
 	// Logger receives one warning per skipped line. nil means
@@ -47,6 +47,8 @@ type Reader struct {
 	methods map[string]string // interned method names
 	err     error             // sticky: returned by every later Next
 	warned  bool              // the jsonrpc version warning was logged
+	scan    envScan           // of the overlong line being discarded
+	over    *OverlongError    // the line readLine just discarded, if any
 }
 
 // NewReader returns a Reader that reads messages from r.
@@ -73,13 +75,18 @@ func (r *Reader) log() *slog.Logger {
 
 // Next returns the next well-formed message (see Parse for what is
 // malformed). It skips blank lines silently, tolerates "\r\n" line endings,
-// and skips malformed lines and lines longer than MaxLineSize with one
-// warning each, naming the label, the reason and at most 200 bytes from
-// the start of the line. A last line without a newline is still read.
+// and skips malformed lines with one warning each, naming the label, the
+// reason and at most 200 bytes from the start of the line. A last line
+// without a newline is still read.
 //
-// Next returns io.EOF at the end of the input, or the underlying reader's
-// error (a line cut short by it is lost). Once Next has returned an error
-// it returns the same error on every call.
+// A line longer than MaxLineSize is discarded as it streams past, with one
+// warning, and Next returns an *OverlongError for it, which says what the
+// line was (a request, say, and its id) so that the caller can answer it.
+// That error does not end the stream: the next call reads the next line.
+//
+// Otherwise Next returns io.EOF at the end of the input, or the underlying
+// reader's error (a line cut short by it is lost). Once Next has returned
+// such an error it returns the same error on every call.
 //
 // The returned Message does not share memory with the Reader: it stays
 // valid after later calls.
@@ -93,7 +100,11 @@ func (r *Reader) Next() (Message, error) {
 		if err == io.EOF {
 			r.err = io.EOF // after this line, if any
 		}
-		if line == nil { // discarded, or nothing before EOF
+		if over := r.over; over != nil {
+			r.over = nil
+			return Message{}, over
+		}
+		if line == nil { // nothing before EOF
 			continue
 		}
 		line = trimSpace(line)
@@ -131,8 +142,9 @@ func (r *Reader) Next() (Message, error) {
 
 // readLine returns the next line without its "\n". The line is either in
 // the bufio.Reader's buffer (valid until the next read) or, when inBuf, in
-// r.buf. It returns a nil line after discarding an overlong one, and err
-// as ReadSlice does (io.EOF may come with the last line).
+// r.buf. It returns a nil line after discarding an overlong one, which it
+// leaves in r.over, and err as ReadSlice does (io.EOF may come with the
+// last line).
 func (r *Reader) readLine() (line []byte, inBuf bool, err error) {
 	r.buf = r.buf[:0]
 	for {
@@ -150,9 +162,9 @@ func (r *Reader) readLine() (line []byte, inBuf bool, err error) {
 			return nil, false, err
 		}
 		if len(r.buf)+len(chunk) > r.max {
-			n := len(r.buf) + len(chunk)
-			r.warnLong(r.longPrefix(chunk), n, err == io.EOF)
-			r.dropBuf()
+			p, n := r.longPrefix(chunk), int64(len(r.buf)+len(chunk))
+			r.scanLong(chunk)
+			r.overlong(p, n, err == io.EOF)
 			return nil, false, err
 		}
 		if len(r.buf) == 0 {
@@ -180,25 +192,52 @@ func (r *Reader) appendBuf(chunk []byte) {
 }
 
 // discard skips the rest of an overlong line whose first bytes are in
-// r.buf followed by chunk, reading it a buffer at a time.
+// r.buf followed by chunk, reading it a buffer at a time, and scanning it
+// for its envelope as it goes.
 func (r *Reader) discard(chunk []byte) error {
 	p := r.longPrefix(chunk)
-	n := len(r.buf) + len(chunk)
-	r.dropBuf()
+	n := int64(len(r.buf) + len(chunk))
+	r.scanLong(chunk)
 	for {
 		chunk, err := r.br.ReadSlice('\n')
-		n += len(chunk)
+		n += int64(len(chunk))
 		switch err {
 		case bufio.ErrBufferFull:
+			r.scan.feed(chunk)
 			continue
 		case nil:
 			n-- // the newline
+			chunk = chunk[:len(chunk)-1]
 		}
 		if err == nil || err == io.EOF {
-			r.warnLong(p, n, err == io.EOF)
+			r.scan.feed(chunk)
+			r.overlong(p, n, err == io.EOF)
 		}
 		return err
 	}
+}
+
+// scanLong starts the envelope scan of an overlong line whose first bytes
+// are in r.buf followed by chunk, and lets r.buf go.
+func (r *Reader) scanLong(chunk []byte) {
+	r.scan.reset()
+	r.scan.feed(r.buf)
+	r.scan.feed(chunk)
+	r.buf = r.buf[:0]
+	r.dropBuf()
+}
+
+// overlong records the overlong line of n bytes just discarded, whose
+// envelope r.scan has seen whole, and logs it.
+func (r *Reader) overlong(prefix string, n int64, atEOF bool) {
+	kind, id, method := r.scan.result()
+	r.over = &OverlongError{Peer: r.label, Kind: kind, ID: id, Method: method, Len: n, Max: r.max}
+	reason := "line longer than MaxLineSize"
+	if atEOF {
+		reason = "last line longer than MaxLineSize"
+	}
+	r.log().Warn("wire: skipping overlong JSON-RPC line", "peer", r.label, "reason", reason,
+		"len", n, "max", r.max, "kind", kind.String(), "id", string(id), "method", method, "prefix", prefix)
 }
 
 // longPrefix copies the start of a line assembled from r.buf and chunk.
@@ -222,15 +261,6 @@ func (r *Reader) dropBuf() {
 
 func (r *Reader) warn(msg, reason string, line []byte, n int) {
 	r.log().Warn("wire: "+msg, "peer", r.label, "reason", reason, "len", n, "prefix", prefix(line))
-}
-
-func (r *Reader) warnLong(p string, n int, atEOF bool) {
-	reason := "line longer than MaxLineSize"
-	if atEOF {
-		reason = "last line longer than MaxLineSize"
-	}
-	r.log().Warn("wire: skipping overlong JSON-RPC line", "peer", r.label, "reason", reason,
-		"len", n, "max", r.max, "prefix", p)
 }
 
 // prefix returns at most logPrefixLen bytes from the start of b, cut at a

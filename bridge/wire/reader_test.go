@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -58,13 +57,26 @@ func newRecordingReader(input io.Reader, opts ReaderOptions) (*Reader, *logRecor
 	return NewReader(input, opts), logs
 }
 
-// readAll reads messages until an error and returns them with that error.
+// readAll reads messages until an error other than an *OverlongError and
+// returns them with that error.
 func readAll(r *Reader) ([]Message, error) {
+	msgs, _, err := readAllOverlong(r)
+	return msgs, err
+}
+
+// readAllOverlong reads messages until an error other than an
+// *OverlongError and returns them, the overlong lines, and that error.
+func readAllOverlong(r *Reader) ([]Message, []*OverlongError, error) {
 	var msgs []Message
+	var overs []*OverlongError
 	for {
 		m, err := r.Next()
+		if over, ok := errors.AsType[*OverlongError](err); ok {
+			overs = append(overs, over)
+			continue
+		}
 		if err != nil {
-			return msgs, err
+			return msgs, overs, err
 		}
 		msgs = append(msgs, m)
 	}
@@ -247,19 +259,25 @@ func TestReaderDiscardsOverlongLineWithoutBufferingIt(t *testing.T) {
 	}
 	const maxLine = 1 << 20
 	const long = 200 << 20
-	head := `{"jsonrpc":"2.0","method":"session/update","params":{"text":"`
+	// As the TypeScript SDK writes it: "id" last, after the huge params.
+	head := `{"jsonrpc":"2.0","method":"fs/write_text_file","params":{"path":"/a","content":"`
+	tail := `"},"id":7}`
 	next := `{"jsonrpc":"2.0","id":1,"method":"after"}`
+	// Escaped quotes and backslashes, wherever the reads split them.
+	block := strings.Repeat("x", 4089) + `\"\\`
+	body := long - int64(len(head)+len(tail))
+	pad := strings.Repeat("x", int(body%int64(len(block))))
 	input := io.MultiReader(
 		strings.NewReader(head),
-		&repeatReader{block: bytes.Repeat([]byte("x"), 4096), n: long - int64(len(head))},
-		strings.NewReader("\"}}\n"+next+"\n"),
+		&repeatReader{block: []byte(block), n: body - int64(len(pad))},
+		strings.NewReader(pad+tail+"\n"+next+"\n"),
 	)
 	r, logs := newRecordingReader(input, ReaderOptions{MaxLineSize: maxLine, Label: "agent"})
 
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	msgs, err := readAll(r)
+	msgs, overs, err := readAllOverlong(r)
 	runtime.ReadMemStats(&after)
 
 	if err != io.EOF {
@@ -267,6 +285,16 @@ func TestReaderDiscardsOverlongLineWithoutBufferingIt(t *testing.T) {
 	}
 	if len(msgs) != 1 || string(msgs[0].Raw) != next {
 		t.Fatalf("got %d messages, want just the line after the long one", len(msgs))
+	}
+	if len(overs) != 1 {
+		t.Fatalf("got %d overlong errors, want 1", len(overs))
+	}
+	want := OverlongError{Peer: "agent", Kind: KindRequest, ID: json.RawMessage("7"), Method: "fs/write_text_file", Len: long, Max: maxLine}
+	if o := overs[0]; o.Peer != want.Peer || o.Kind != want.Kind || string(o.ID) != string(want.ID) || o.Method != want.Method || o.Len != want.Len || o.Max != want.Max {
+		t.Errorf("overlong error = %+v, want %+v", *o, want)
+	}
+	if got, want := overs[0].Error(), `request id 7 ("fs/write_text_file") of 200.0 MiB exceeds the 1.0 MiB limit on one message`; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
 	}
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("reading a %d MiB line with MaxLineSize %d allocated %d bytes", long>>20, maxLine, alloc)
@@ -277,8 +305,11 @@ func TestReaderDiscardsOverlongLineWithoutBufferingIt(t *testing.T) {
 	if len(recs) != 1 {
 		t.Fatalf("got %d log records, want 1: %+v", len(recs), recs)
 	}
-	if n := recs[0].Attrs["len"]; n != int64(long+3) {
-		t.Errorf("logged len = %v, want %d", n, long+3)
+	if n := recs[0].Attrs["len"]; n != int64(long) {
+		t.Errorf("logged len = %v, want %d", n, long)
+	}
+	if id := recs[0].Attrs["id"]; id != "7" {
+		t.Errorf("logged id = %v, want 7", id)
 	}
 	if p := recs[0].Attrs["prefix"].(string); !strings.HasPrefix(p, head) || len(p) > logPrefixLen {
 		t.Errorf("logged prefix = %q, want the first at most %d bytes of the line", p, logPrefixLen)
@@ -315,9 +346,15 @@ func TestReaderEnforcesMaxLineSize(t *testing.T) {
 					maxLine++
 				}
 				r, logs := newRecordingReader(strings.NewReader(input), ReaderOptions{MaxLineSize: maxLine})
-				msgs, err := readAll(r)
+				msgs, overs, err := readAllOverlong(r)
 				if err != io.EOF {
 					t.Fatalf("Next error = %v, want io.EOF", err)
+				}
+				if tc.deliver != (len(overs) == 0) || len(overs) > 1 {
+					t.Fatalf("got overlong errors %v; want one only if the line is not delivered", overs)
+				}
+				if len(overs) == 1 && (overs[0].Kind != KindNotification || overs[0].Method != "m" || overs[0].Len != int64(len(line)+len(eol)-min(len(eol), 1))) {
+					t.Errorf("overlong error = %+v, want notification m of the line's length", *overs[0])
 				}
 				var got []string
 				for _, m := range msgs {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -22,7 +23,7 @@ const aliasPrefix = "wire-alias:"
 
 // A Stream is a jsonrpc2.ObjectStream for newline-delimited JSON-RPC 2.0,
 // to be used with jsonrpc2.NewConn instead of jsonrpc2.NewPlainObjectStream.
-// It differs from that stream in two ways.
+// It differs from that stream in three ways.
 //
 // A malformed line does not close the Conn: Stream reads with a Reader,
 // which logs and skips it. A message that is well formed but that
@@ -30,6 +31,13 @@ const aliasPrefix = "wire-alias:"
 // is not an integer) is logged and skipped too; if it was a request, the
 // Stream answers it with CodeInvalidRequest itself so that the peer does
 // not wait forever.
+//
+// A line longer than the Reader's MaxLineSize is discarded without being
+// held (see [OverlongError]). If it was a request, the Stream answers it
+// with CodeInvalidRequest and a message that names the limit; if it was a
+// response, the Stream hands jsonrpc2 an error response with
+// CodeInternalError for that id instead, so the call waiting for it fails
+// at once rather than never.
 //
 // Ids that jsonrpc2.ID cannot carry work. jsonrpc2 decodes a request id
 // only as a string or an int64 and a response id as a string or a uint64;
@@ -70,7 +78,14 @@ func NewStream(rwc io.ReadWriteCloser, opts ReaderOptions) *Stream {
 func (s *Stream) ReadObject(v any) error {
 	for {
 		m, err := s.r.Next()
-		if err != nil {
+		if over, ok := errors.AsType[*OverlongError](err); ok {
+			if m, err = s.overlong(over); err != nil {
+				return err
+			}
+			if m.Raw == nil {
+				continue
+			}
+		} else if err != nil {
 			return err
 		}
 		data := m.Raw
@@ -98,6 +113,22 @@ func (s *Stream) ReadObject(v any) error {
 			}
 		}
 	}
+}
+
+// overlong answers an overlong request with an error, and turns an
+// overlong response into an error response for jsonrpc2 to deliver.
+func (s *Stream) overlong(over *OverlongError) (Message, error) {
+	switch over.Kind {
+	case KindRequest:
+		return Message{}, s.w.Write(ErrorResponse(over.ID, CodeInvalidRequest, over.Error(), nil))
+	case KindResponse:
+		m, err := Parse(ErrorResponse(over.ID, CodeInternalError, over.Error(), nil))
+		if err != nil { // cannot happen: ErrorResponse gives a valid line
+			return Message{}, fmt.Errorf("wire: %w", err)
+		}
+		return m, nil
+	}
+	return Message{}, nil
 }
 
 // WriteObject implements jsonrpc2.ObjectStream: it writes obj as one

@@ -36,6 +36,8 @@ var readerSeeds = []string{
 	`{"jsonrpc":"2.0","method":"x"` + "\r\n" + `}`,
 	`{"method":` + strings.Repeat(`[`, 40) + strings.Repeat(`]`, 40) + `}`,
 	`{"method":"long","params":"` + strings.Repeat("x", fuzzMaxLine) + `"}`,
+	`{"jsonrpc":"2.0","m\u0065thod":"fs/write_text_file","params":{"content":"` + strings.Repeat(`x\"\\`, fuzzMaxLine/4) + `","id":1},"id":"last"}`,
+	`{"jsonrpc":"2.0","id":-2.5e1,"result":[{"id":3},"` + strings.Repeat("y", fuzzMaxLine) + `"]}`,
 	"not json\n{\"method\":\"ok\"}\r\n42\n\"s\"\nnull",
 }
 
@@ -47,10 +49,11 @@ func FuzzReader(f *testing.F) {
 		input := make([]byte, 0, len(data)+len(fuzzTrailer)+2)
 		input = append(append(append(input, data...), '\n'), fuzzTrailer+"\n"...)
 		r := NewReader(bytes.NewReader(input), ReaderOptions{MaxLineSize: fuzzMaxLine, Logger: discardLogger})
-		msgs, err := readAll(r)
+		msgs, overs, err := readAllOverlong(r)
 		if err != io.EOF {
 			t.Fatalf("Next error = %v, want io.EOF", err)
 		}
+		checkOverlong(t, input, fuzzMaxLine, overs)
 		if len(msgs) == 0 || string(msgs[len(msgs)-1].Raw) != fuzzTrailer {
 			t.Fatalf("the valid line after the fuzz input was not delivered last")
 		}
@@ -67,6 +70,45 @@ func FuzzReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkOverlong checks the overlong errors a Reader returned for input:
+// one per line over maxLine, in order, with its length; and, for a line
+// that encoding/json takes for a message whose id and method are short
+// enough for the scan to keep, the same kind, id and method.
+func checkOverlong(t *testing.T, input []byte, maxLine int, overs []*OverlongError) {
+	t.Helper()
+	var long [][]byte
+	lines := bytes.Split(input, []byte("\n"))
+	for i, line := range lines {
+		if len(line) > maxLine && (i < len(lines)-1 || len(line) > 0) {
+			long = append(long, line)
+		}
+	}
+	if len(overs) != len(long) {
+		t.Fatalf("Reader reported %d overlong lines, the input has %d", len(overs), len(long))
+	}
+	for i, line := range long {
+		o := overs[i]
+		if o.Len != int64(len(line)) || o.Max != maxLine {
+			t.Fatalf("overlong line %d: Len %d, Max %d; want %d, %d", i, o.Len, o.Max, len(line), maxLine)
+		}
+		if o.Kind == KindInvalid && (o.ID != nil || o.Method != "") {
+			t.Fatalf("overlong line %d: kind invalid with id %s, method %q", i, o.ID, o.Method)
+		}
+		trimmed := bytes.Trim(line, " \t\r")
+		if len(trimmed) == 0 || trimmed[0] != '{' || !json.Valid(trimmed) {
+			continue
+		}
+		m, ok := referenceParse(t, trimmed)
+		if !ok || len(m.ID) > maxValueCapture || len(m.Method) > maxValueCapture/6 {
+			continue
+		}
+		if o.Kind != m.Kind() || !bytes.Equal(o.ID, m.ID) || o.Method != m.Method {
+			t.Fatalf("overlong line %q: scan found %v id %s method %q; encoding/json says %v id %s method %q",
+				line, o.Kind, o.ID, o.Method, m.Kind(), m.ID, m.Method)
+		}
+	}
 }
 
 func rawOf(msgs []Message) []string {

@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"strconv"
@@ -91,7 +93,9 @@ const instructions = "Reads and writes text files of the user's workspace. " +
 // NewServer returns an MCP server for one session's files, with the tools
 // read_text_file and, unless sess.ReadOnly, write_text_file. Arguments are
 // validated against the tools' input schemas, which reject unknown
-// properties.
+// properties. Results are not checked against the output schemas at run
+// time: the tests check every tool's results against them, and checking
+// each result would encode and decode it once more.
 //
 // The server serves any number of MCP clients over any mcp-go transport; a
 // client's roots narrow only that client's view.
@@ -129,7 +133,6 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		server.WithLogging(),
 		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
-		server.WithOutputSchemaValidation(),
 		server.WithRecovery(),
 		server.WithInstructions(instructions),
 		server.WithLogger(slog.New(lowerInfo{logger.Handler()})),
@@ -137,15 +140,43 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		server.WithToolHandlerMiddleware(b.statelessRoots),
 	)
 	b.srv = srv
+	registerLifting(srv) // lift.go: the handlers put lifted arguments back
 	hooks.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {
-		if tool := srv.GetTool(req.Params.Name); tool != nil {
-			rewriteValidationResult(tool.Tool, req, result)
+		if schema, ok := b.inputSchemas[req.Params.Name]; ok {
+			rewriteValidationResult(mcp.Tool{Name: req.Params.Name, InputSchema: schema}, req, result)
 		}
 	})
 	b.watchRoots(hooks)
 	b.watchResources(hooks) // resources.go
 	b.addTools()
+	if err := b.encodeInputSchemas(); err != nil {
+		return nil, err
+	}
 	return srv, nil
+}
+
+// encodeInputSchemas gives every tool its input schema encoded once
+// (RawInputSchema, the same JSON): mcp-go's input validation otherwise
+// encodes a tool's structured schema on every call, to find its compiled
+// validator by digest, which is most of the cost of validating. The
+// structured schemas stay in b.inputSchemas for rewriteValidationResult.
+func (b *binding) encodeInputSchemas() error {
+	b.inputSchemas = make(map[string]mcp.ToolInputSchema)
+	for name, st := range b.srv.ListTools() {
+		if len(st.Tool.RawInputSchema) > 0 {
+			continue
+		}
+		raw, err := json.Marshal(st.Tool.InputSchema)
+		if err != nil {
+			return fmt.Errorf("bridge: the input schema of %s: %w", name, err)
+		}
+		b.inputSchemas[name] = st.Tool.InputSchema
+		tool := st.Tool
+		tool.InputSchema = mcp.ToolInputSchema{}
+		tool.RawInputSchema = raw
+		b.srv.AddTool(tool, st.Handler)
+	}
+	return nil
 }
 
 // binding ties one MCP server to its session.
@@ -154,6 +185,10 @@ type binding struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	timeout time.Duration
+
+	// inputSchemas are the tools' structured input schemas, by name; the
+	// server has them encoded (encodeInputSchemas). Written by NewServer.
+	inputSchemas map[string]mcp.ToolInputSchema
 
 	mu      sync.Mutex
 	clients map[string]*clientRoots // by MCP session id; guarded by mu

@@ -1,15 +1,20 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
+	"net"
+	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -24,90 +29,334 @@ import (
 // this exists). Requests are handled concurrently; notifications, such as
 // notifications/cancelled, in order. A notification the server queues
 // while handling a request is written before that request's response.
-// A malformed line is logged and skipped.
+// A malformed line is logged and skipped. The server sends the client no
+// requests of its own: client roots are not asked for.
 func ServeStream(ctx context.Context, srv *server.MCPServer, rwc io.ReadWriteCloser, logger *slog.Logger) error {
+	stop := context.AfterFunc(ctx, func() { rwc.Close() }) // unblocks the reader
+	defer stop()
+	err := serveConn(ctx, srv, rwc, rwc, connOptions{logger: logger})
+	rwc.Close()
+	return err
+}
+
+// maxInFlight bounds the requests of one connection served at once. Past
+// it the connection reads nothing more until one is answered, so a client
+// cannot queue unbounded work (or memory) on the server.
+const maxInFlight = 64
+
+// connOptions configure [serveConn].
+type connOptions struct {
+	logger *slog.Logger
+	// roots lets the server send roots/list requests to the client.
+	roots bool
+	// drain bounds how long the end of the input waits for the requests
+	// in flight to be answered before they are cancelled; zero waits as
+	// long as they take.
+	drain time.Duration
+}
+
+// serveConn serves srv to one client, reading messages from in and writing
+// them to out, until in ends (the requests read are answered first, see
+// connOptions.drain), writing fails, or ctx ends. It returns the error that
+// ended the input, other than io.EOF, or the first write error. When ctx
+// ends, serveConn returns at once; a read blocked in in is left to end
+// with in.
+//
+// Requests are handled concurrently by a pool of up to maxInFlight
+// workers; notifications from the client are handled in order, on the read
+// loop. Responses are encoded without re-validating what mcp-go encoded,
+// and large strings skip mcp-go's decoding and encoding (lift.go).
+func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts connOptions) error {
+	logger := opts.logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	sess := newStreamSession()
+	c := &conn{
+		srv:     srv,
+		log:     logger,
+		w:       wire.NewWriter(out),
+		rawOut:  out,
+		out:     make(chan [][]byte),
+		jobs:    make(chan wire.Message),
+		lifts:   liftsArguments(srv),
+		pending: map[string]chan wire.Message{},
+	}
+	c.sess = newStreamSession()
+	var sess server.ClientSession = c.sess
+	if opts.roots {
+		sess = &rootsSession{streamSession: c.sess, c: c}
+	}
 	if err := srv.RegisterSession(ctx, sess); err != nil {
 		return err
 	}
-	defer srv.UnregisterSession(context.WithoutCancel(ctx), sess.id)
+	defer srv.UnregisterSession(context.WithoutCancel(ctx), c.sess.id)
+	outer := ctx
 	ctx, cancel := context.WithCancel(srv.WithContext(ctx, sess))
 	defer cancel()
-	stop := context.AfterFunc(ctx, func() { rwc.Close() }) // unblocks the reader
-	defer stop()
+	c.ctx = ctx
 
-	responses := make(chan []byte)
 	writeErr := make(chan error, 1)
-	go func() { writeErr <- writeStream(ctx, wire.NewWriter(rwc), sess.notifications, responses) }()
+	go func() {
+		err := c.write(ctx)
+		cancel() // nothing more can be answered
+		writeErr <- err
+	}()
+	msgs := make(chan readResult)
+	go c.read(ctx, in, msgs)
 
-	var handlers sync.WaitGroup
-	r := wire.NewReader(rwc, wire.ReaderOptions{Logger: logger, Label: "mcp client"})
 	var readErr error
+loop:
 	for {
-		m, err := r.Next()
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				readErr = err
+		select {
+		case rr, ok := <-msgs:
+			if !ok {
+				break loop
 			}
-			break
-		}
-		switch m.Kind() {
-		case wire.KindRequest:
-			handlers.Go(func() {
-				resp := srv.HandleMessage(ctx, json.RawMessage(m.Raw))
-				if resp == nil {
-					return
+			if rr.err != nil {
+				var over *wire.OverlongError
+				if errors.As(rr.err, &over) {
+					c.overlong(over)
+					continue
 				}
-				line, err := json.Marshal(resp)
-				if err != nil {
-					logger.Error("encode MCP response", "error", err)
-					return
+				if !errors.Is(rr.err, io.EOF) {
+					readErr = rr.err
 				}
-				select {
-				case responses <- line:
-				case <-ctx.Done():
-				}
-			})
-		case wire.KindNotification:
-			srv.HandleMessage(ctx, json.RawMessage(m.Raw))
-		default:
-			// A response: this server sends the client no requests.
-			logger.Debug("dropping an MCP response to no request", "id", string(m.ID))
+				break loop
+			}
+			c.dispatch(rr.msg)
+		case <-ctx.Done():
+			break loop
 		}
 	}
-	// The client has finished sending; let what it asked for be answered.
-	handlers.Wait()
+	// The client has finished sending: what it asked for is answered (or,
+	// after opts.drain, cancelled), and no answer to a request of ours can
+	// come any more.
+	c.failRequests(errors.New("the client's input ended"))
+	if !c.drain(ctx, opts.drain) && outer.Err() == nil && ctx.Err() == nil {
+		logger.Warn("the input ended; requests still in flight are cancelled", "timeout", opts.drain)
+	}
 	cancel()
+	c.workers.Wait()
 	if err := <-writeErr; err != nil && !errors.Is(err, context.Canceled) && readErr == nil {
 		readErr = err
 	}
-	rwc.Close()
 	return readErr
 }
 
-// writeStream writes notifications and responses in order, draining the
-// queued notifications before each response, until ctx ends.
-func writeStream(ctx context.Context, w *wire.Writer, notes <-chan mcp.JSONRPCNotification, responses <-chan []byte) error {
+// conn is one client connection.
+type conn struct {
+	srv    *server.MCPServer
+	sess   *streamSession
+	log    *slog.Logger
+	ctx    context.Context
+	w      *wire.Writer
+	rawOut io.Writer         // what w writes to
+	out    chan [][]byte     // responses and requests to write, in order, each as the pieces of its line
+	jobs   chan wire.Message // requests, to an idle worker
+	lifts  bool              // srv's tools take lifted arguments (lift.go)
+
+	// Requests are served by workers, started as needed up to
+	// maxInFlight and kept until the connection ends: a new goroutine per
+	// request would grow its stack through mcp-go's deep call chain on
+	// every call.
+	workers  sync.WaitGroup
+	nworkers int            // started; read loop only
+	inFlight sync.WaitGroup // requests read and not yet answered
+
+	mu      sync.Mutex
+	nextID  int64
+	pending map[string]chan wire.Message // our requests to the client, by id
+	closed  error                        // set when no response can come
+}
+
+// readResult is one message, or the error that ended or interrupted the
+// input.
+type readResult struct {
+	msg wire.Message
+	err error
+}
+
+// read reads messages from in until it ends or ctx is done.
+func (c *conn) read(ctx context.Context, in io.Reader, msgs chan<- readResult) {
+	defer close(msgs)
+	r := wire.NewReader(in, wire.ReaderOptions{Logger: c.log, Label: "mcp client"})
+	for {
+		m, err := r.Next()
+		select {
+		case msgs <- readResult{m, err}:
+		case <-ctx.Done():
+			return
+		}
+		var over *wire.OverlongError
+		if err != nil && !errors.As(err, &over) {
+			return
+		}
+	}
+}
+
+// dispatch handles one message from the client.
+func (c *conn) dispatch(m wire.Message) {
+	switch m.Kind() {
+	case wire.KindRequest:
+		c.inFlight.Add(1)
+		select {
+		case c.jobs <- m: // an idle worker took it
+			return
+		default:
+		}
+		if c.nworkers < maxInFlight {
+			c.nworkers++
+			c.workers.Go(func() { c.work(m) })
+			return
+		}
+		select {
+		case c.jobs <- m:
+		case <-c.ctx.Done():
+			c.inFlight.Done()
+		}
+	case wire.KindNotification:
+		c.srv.HandleMessage(c.ctx, json.RawMessage(m.Raw))
+	default:
+		c.mu.Lock()
+		reply, ok := c.pending[canonicalID(m.ID)]
+		delete(c.pending, canonicalID(m.ID))
+		c.mu.Unlock()
+		if !ok {
+			c.log.Debug("dropping an MCP response to no request", "id", string(m.ID))
+			return
+		}
+		reply <- m
+	}
+}
+
+// work serves first, then the requests it is given, until the connection
+// ends.
+func (c *conn) work(first wire.Message) {
+	c.handle(first)
+	c.inFlight.Done()
+	for {
+		select {
+		case m := <-c.jobs:
+			c.handle(m)
+			c.inFlight.Done()
+		case <-c.ctx.Done():
+			return
+		}
+	}
+}
+
+// handle serves one request and queues its response.
+func (c *conn) handle(m wire.Message) {
+	raw := m.Raw
+	ctx := c.ctx
+	var lt *liftTable
+	if c.lifts && m.Method == string(mcp.MethodToolsCall) {
+		lt = newLiftTable(c.sess.liftPrefix)
+		raw = lt.liftArguments(raw)
+		ctx = withLiftTable(ctx, lt)
+	}
+	resp := c.handleMessage(ctx, m, raw)
+	if resp == nil {
+		return
+	}
+	line, err := encodeMessage(resp)
+	pieces := [][]byte{line}
+	if err == nil && lt != nil {
+		pieces, err = lt.spliceResults(line)
+	}
+	if err != nil {
+		c.log.Error("encode MCP response", "id", string(m.ID), "error", err)
+		pieces = [][]byte{wire.ErrorResponse(m.ID, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil)}
+	}
+	c.send(pieces)
+}
+
+// send queues a line, in pieces, for the writer.
+func (c *conn) send(pieces [][]byte) {
+	select {
+	case c.out <- pieces:
+	case <-c.ctx.Done():
+	}
+}
+
+// handleMessage runs srv.HandleMessage, answering a panic that escapes it
+// with an internal error instead of ending the process.
+func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (resp mcp.JSONRPCMessage) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.log.Error("panic serving an MCP request", "method", m.Method, "panic", r)
+			resp = mcp.JSONRPCError{
+				JSONRPC: mcp.JSONRPC_VERSION,
+				ID:      requestID(m.ID),
+				Error:   mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r), nil),
+			}
+		}
+	}()
+	return c.srv.HandleMessage(ctx, json.RawMessage(raw))
+}
+
+// overlong answers a message that was too long to read.
+func (c *conn) overlong(over *wire.OverlongError) {
+	c.log.Warn("skipping an overlong MCP message", "error", over)
+	switch over.Kind {
+	case wire.KindRequest:
+		c.send([][]byte{wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)})
+	case wire.KindResponse:
+		c.mu.Lock()
+		reply, ok := c.pending[canonicalID(over.ID)]
+		delete(c.pending, canonicalID(over.ID))
+		c.mu.Unlock()
+		if ok {
+			close(reply)
+		}
+	}
+}
+
+// drain waits until no request is in flight, ctx is done, or timeout
+// (if not zero) has passed, and reports whether none is in flight.
+func (c *conn) drain(ctx context.Context, timeout time.Duration) bool {
+	done := make(chan struct{})
+	go func() {
+		c.inFlight.Wait()
+		close(done)
+	}()
+	var expired <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		expired = t.C
+	}
+	select {
+	case <-done:
+		return true
+	case <-expired:
+	case <-ctx.Done():
+	}
+	return false
+}
+
+// write writes responses, requests and notifications in order, draining
+// the queued notifications before each response, until ctx ends or a
+// write fails.
+func (c *conn) write(ctx context.Context) error {
 	writeNote := func(n mcp.JSONRPCNotification) error {
 		line, err := json.Marshal(n)
 		if err != nil {
-			return nil // nothing to send
+			c.log.Error("encode MCP notification", "method", n.Method, "error", err)
+			return nil
 		}
-		return w.Write(line)
+		return c.w.Write(line)
 	}
 	for {
 		select {
-		case n := <-notes:
+		case n := <-c.sess.notifications:
 			if err := writeNote(n); err != nil {
 				return err
 			}
-		case line := <-responses:
+		case pieces := <-c.out:
 			for drained := false; !drained; {
 				select {
-				case n := <-notes:
+				case n := <-c.sess.notifications:
 					if err := writeNote(n); err != nil {
 						return err
 					}
@@ -115,7 +364,7 @@ func writeStream(ctx context.Context, w *wire.Writer, notes <-chan mcp.JSONRPCNo
 					drained = true
 				}
 			}
-			if err := w.Write(line); err != nil {
+			if err := c.writeLine(pieces); err != nil {
 				return err
 			}
 		case <-ctx.Done():
@@ -124,9 +373,157 @@ func writeStream(ctx context.Context, w *wire.Writer, notes <-chan mcp.JSONRPCNo
 	}
 }
 
-// streamSession is the mcp-go session of one stream.
+// writeLine writes a line given in pieces. Only the writer calls it. A
+// line in one piece goes through w, which writes a short line and its
+// newline in one call; a spliced response's pieces are written as they are
+// (a megabyte's copy spared).
+func (c *conn) writeLine(pieces [][]byte) error {
+	if len(pieces) == 1 {
+		return c.w.Write(pieces[0])
+	}
+	bufs := make(net.Buffers, 0, len(pieces)+1)
+	for _, p := range pieces {
+		bufs = append(bufs, p)
+	}
+	bufs = append(bufs, []byte{'\n'})
+	if _, err := bufs.WriteTo(c.rawOut); err != nil {
+		return fmt.Errorf("write: %w", err)
+	}
+	return nil
+}
+
+// request sends a request to the client and waits for its response.
+func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	c.mu.Lock()
+	if c.closed != nil {
+		err := c.closed
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.nextID++
+	id := strconv.FormatInt(c.nextID, 10)
+	reply := make(chan wire.Message, 1)
+	c.pending[id] = reply
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+
+	req := struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  string          `json:"method"`
+		Params  any             `json:"params,omitempty"`
+	}{mcp.JSONRPC_VERSION, json.RawMessage(id), method, params}
+	line, err := json.Marshal(req)
+	if err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case c.out <- [][]byte{line}:
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	case <-c.ctx.Done():
+		forget()
+		return nil, errors.New("the connection to the client is closed")
+	}
+	select {
+	case m, ok := <-reply:
+		switch {
+		case !ok:
+			c.mu.Lock()
+			err := c.closed
+			c.mu.Unlock()
+			if err == nil {
+				err = fmt.Errorf("%s: the client's response was too long to read", method)
+			}
+			return nil, err
+		case m.Error != nil:
+			e, err := m.DecodeError()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", method, err)
+			}
+			return nil, fmt.Errorf("%s: the client answered with an error: %w", method, e)
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
+
+// failRequests ends our requests in flight with err, and any later one.
+func (c *conn) failRequests(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closed = err
+	for id, reply := range c.pending {
+		close(reply)
+		delete(c.pending, id)
+	}
+}
+
+// canonicalID returns the compact text of a JSON-RPC id, to match a
+// response to a request.
+func canonicalID(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// requestID converts a raw JSON-RPC id to mcp-go's.
+func requestID(raw json.RawMessage) mcp.RequestId {
+	var id mcp.RequestId
+	if err := json.Unmarshal(raw, &id); err != nil {
+		return mcp.NewRequestId(nil)
+	}
+	return id
+}
+
+// encodeMessage encodes a message from srv.HandleMessage as one line. The
+// response to a tool call is put together from its parts: json.Marshal of
+// the whole would validate and re-compact, byte by byte, the result that
+// mcp.CallToolResult's MarshalJSON (itself json.Marshal) has just encoded.
+func encodeMessage(msg mcp.JSONRPCMessage) ([]byte, error) {
+	resp, ok := msg.(mcp.JSONRPCResponse)
+	if !ok {
+		return json.Marshal(msg)
+	}
+	var result []byte
+	var err error
+	switch r := resp.Result.(type) {
+	case *mcp.CallToolResult:
+		result, err = r.MarshalJSON()
+	case mcp.CallToolResult:
+		result, err = r.MarshalJSON()
+	default:
+		return json.Marshal(msg)
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, err := json.Marshal(resp.ID)
+	if err != nil {
+		return nil, err
+	}
+	line := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result))
+	line = append(line, `{"jsonrpc":"2.0","id":`...)
+	line = append(line, id...)
+	line = append(line, `,"result":`...)
+	line = append(line, result...)
+	return append(line, '}'), nil
+}
+
+// streamSession is the mcp-go session of one connection.
 type streamSession struct {
 	id            string
+	liftPrefix    string // of the placeholders of lifted strings (lift.go)
 	notifications chan mcp.JSONRPCNotification
 	initialized   atomic.Bool
 	logLevel      atomic.Value // mcp.LoggingLevel
@@ -144,7 +541,13 @@ var (
 func newStreamSession() *streamSession {
 	var b [12]byte
 	rand.Read(b[:])
-	return &streamSession{id: "stream-" + hex.EncodeToString(b[:]), notifications: make(chan mcp.JSONRPCNotification, 100)}
+	var nonce [16]byte
+	rand.Read(nonce[:])
+	return &streamSession{
+		id:            "stream-" + hex.EncodeToString(b[:]),
+		liftPrefix:    "mcp-acpfs-lifted-" + hex.EncodeToString(nonce[:]) + "-",
+		notifications: make(chan mcp.JSONRPCNotification, 100),
+	}
 }
 
 func (s *streamSession) SessionID() string { return s.id }
@@ -181,4 +584,25 @@ func (s *streamSession) SetClientCapabilities(c mcp.ClientCapabilities) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.clientCaps = c
+}
+
+// rootsSession is a streamSession that can ask the client for its roots.
+type rootsSession struct {
+	*streamSession
+	c *conn
+}
+
+var _ server.SessionWithRoots = (*rootsSession)(nil)
+
+// ListRoots implements [server.SessionWithRoots].
+func (s *rootsSession) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*mcp.ListRootsResult, error) {
+	raw, err := s.c.request(ctx, string(mcp.MethodListRoots), nil)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.ListRootsResult
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Errorf("roots/list: the client's result: %w", err)
+	}
+	return &res, nil
 }

@@ -153,7 +153,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.Abs(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
 	if err != nil {
 		return errorResult("read", args.Path, err), nil
 	}
@@ -184,7 +184,9 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if whole {
 		sum = hashText(text)
 	}
-	out := readOutput{Path: p, Content: text, SHA256: sum, Line: max(args.Line, 1), LineCount: countLines(text)}
+	lines := countLines(text)
+	text = liftResult(ctx, text) // lift.go: spliced in by the transport
+	out := readOutput{Path: p, Content: text, SHA256: sum, Line: max(args.Line, 1), LineCount: lines}
 	return mcp.NewToolResultStructured(out, text), nil
 }
 
@@ -193,7 +195,10 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.Abs(b.sess.WorkDir, args.Path)
+	if err := unliftArgument(ctx, &args.Content); err != nil { // lift.go
+		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
+	}
+	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
 	if err != nil {
 		return errorResult("write", args.Path, err), nil
 	}

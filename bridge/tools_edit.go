@@ -304,7 +304,12 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.Abs(b.sess.WorkDir, args.Path)
+	for i := range args.Edits { // lift.go
+		if err := errors.Join(unliftArgument(ctx, &args.Edits[i].OldText), unliftArgument(ctx, &args.Edits[i].NewText)); err != nil {
+			return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
+		}
+	}
+	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
 	if err != nil {
 		return errorResult("edit", args.Path, err), nil
 	}
@@ -656,7 +661,7 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read media", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.Abs(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
 	if err != nil {
 		return errorResult("read media", args.Path, err), nil
 	}

@@ -1,0 +1,337 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// hardText is text of n bytes or more with everything JSON must escape or
+// may get wrong: quotes, backslashes (also before a quote), control
+// characters, U+2028, non-ASCII and a placeholder-like prefix.
+func hardText(n int) string {
+	var b strings.Builder
+	for b.Len() < n {
+		b.WriteString("line \"quoted\" \\\" back\\slash\\\\ tab\t nul\x00 bell\x07 \u2028 é 😀 mcp-acpfs-lifted- <&>\n")
+	}
+	return b.String()
+}
+
+func callLine(t *testing.T, tool string, args map[string]any) []byte {
+	t.Helper()
+	line, err := json.Marshal(map[string]any{
+		"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+		"params": map[string]any{"_meta": map[string]any{"progressToken": "p"}, "arguments": args, "name": tool},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return line
+}
+
+// decodeArgs decodes a tools/call line's arguments as a handler binds them.
+func decodeArgs(t *testing.T, line []byte, v any) {
+	t.Helper()
+	var req struct {
+		Params struct {
+			Arguments json.RawMessage `json:"arguments"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(line, &req); err != nil {
+		t.Fatalf("the lifted line is not JSON: %v\n%.300s", err, line)
+	}
+	if err := json.Unmarshal(req.Params.Arguments, v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLiftArgumentsWrite(t *testing.T) {
+	content := hardText(64 << 10)
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	line := callLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content, "expectedHash": strings.Repeat("a", 64)})
+	lifted := lt.liftArguments(line)
+	if len(lifted) > 1024 {
+		t.Errorf("the lifted line has %d bytes; the content was not lifted", len(lifted))
+	}
+	var args writeArgs
+	decodeArgs(t, lifted, &args)
+	if args.Path != "a.txt" || args.ExpectedHash != strings.Repeat("a", 64) {
+		t.Errorf("other arguments changed: %+v", args)
+	}
+	if !strings.HasPrefix(args.Content, lt.prefix) {
+		t.Fatalf("content %.100q is not a placeholder", args.Content)
+	}
+	ctx := withLiftTable(context.Background(), lt)
+	if err := unliftArgument(ctx, &args.Content); err != nil {
+		t.Fatal(err)
+	}
+	if args.Content != content {
+		t.Errorf("the content put back differs from the content sent (%d and %d bytes)", len(args.Content), len(content))
+	}
+	// Without the table (another transport), nothing is put back.
+	s := lt.prefix + "1"
+	if err := unliftArgument(context.Background(), &s); err != nil || s != lt.prefix+"1" {
+		t.Errorf("without a table: %q, %v", s, err)
+	}
+}
+
+func TestLiftArgumentsEdit(t *testing.T) {
+	old, repl := hardText(4<<10), hardText(8<<10)+"more"
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	line := callLine(t, EditTextFile, map[string]any{"path": "a.txt", "edits": []map[string]any{
+		{"oldText": "small", "newText": repl},
+		{"oldText": old, "newText": "", "replaceAll": true},
+	}})
+	var args editArgs
+	decodeArgs(t, lt.liftArguments(line), &args)
+	if len(lt.args) != 2 {
+		t.Errorf("%d strings lifted, want the 2 large ones", len(lt.args))
+	}
+	ctx := withLiftTable(context.Background(), lt)
+	for i := range args.Edits {
+		if err := unliftArgument(ctx, &args.Edits[i].OldText); err != nil {
+			t.Fatal(err)
+		}
+		if err := unliftArgument(ctx, &args.Edits[i].NewText); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []editArg{{OldText: "small", NewText: repl}, {OldText: old, NewText: "", ReplaceAll: true}}
+	for i := range want {
+		if args.Edits[i] != want[i] {
+			t.Errorf("edit %d differs after lifting", i)
+		}
+	}
+}
+
+// Only the listed arguments of the listed tools are lifted: anything else
+// reaches mcp-go and the handler as sent.
+func TestLiftArgumentsLeavesTheRest(t *testing.T) {
+	big := hardText(8 << 10)
+	for _, tc := range []struct {
+		name string
+		line []byte
+	}{
+		{"another tool", callLine(t, Grep, map[string]any{"pattern": big})},
+		{"another argument", callLine(t, WriteTextFile, map[string]any{"path": big, "content": "x"})},
+		{"a short string", callLine(t, WriteTextFile, map[string]any{"path": "a", "content": strings.Repeat("x", liftMin-10)})},
+		{"not a string", callLine(t, WriteTextFile, map[string]any{"path": "a", "content": []string{big}})},
+		{"edits not an array", callLine(t, EditTextFile, map[string]any{"path": "a", "edits": map[string]any{"oldText": big}})},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lt := newLiftTable("mcp-acpfs-lifted-0123-")
+			if got := lt.liftArguments(tc.line); string(got) != string(tc.line) {
+				t.Errorf("the line changed:\n%.200s", got)
+			}
+		})
+	}
+}
+
+// A member repeated inside the arguments: each placeholder maps back to
+// its own string, so whichever one a decoder takes is right.
+func TestLiftArgumentsRepeatedMember(t *testing.T) {
+	a, b := hardText(2<<10)+"A", hardText(2<<10)+"B"
+	qa, _ := json.Marshal(a)
+	qb, _ := json.Marshal(b)
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x","content":` +
+		string(qa) + `,"content":` + string(qb) + `}}}`)
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	var args writeArgs
+	decodeArgs(t, lt.liftArguments(line), &args)
+	if err := unliftArgument(withLiftTable(context.Background(), lt), &args.Content); err != nil {
+		t.Fatal(err)
+	}
+	if args.Content != b {
+		t.Errorf("got the %q... content, want the last one, as encoding/json takes", args.Content[len(args.Content)-1:])
+	}
+}
+
+func TestSpliceResults(t *testing.T) {
+	text := hardText(32 << 10)
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	ctx := withLiftTable(context.Background(), lt)
+	ph := liftResult(ctx, text)
+	if ph == text {
+		t.Fatal("the text was not lifted")
+	}
+	if got := liftResult(ctx, "short"); got != "short" {
+		t.Errorf("a short text was lifted: %q", got)
+	}
+	if got := liftResult(context.Background(), text); got != text {
+		t.Error("a text was lifted without a transport to splice it")
+	}
+	res := mcp.NewToolResultStructured(map[string]any{"content": ph, "lines": 3}, ph)
+	line, err := encodeMessage(mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(3)), res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pieces, err := lt.spliceResults(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spliced := bytes.Join(pieces, nil)
+	var got struct {
+		ID     int `json:"id"`
+		Result struct {
+			Content           []mcp.TextContent `json:"content"`
+			StructuredContent struct {
+				Content string `json:"content"`
+				Lines   int    `json:"lines"`
+			} `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(spliced, &got); err != nil {
+		t.Fatalf("the spliced response is not JSON: %v", err)
+	}
+	if got.ID != 3 || len(got.Result.Content) != 1 || got.Result.Content[0].Text != text ||
+		got.Result.StructuredContent.Content != text || got.Result.StructuredContent.Lines != 3 {
+		t.Errorf("the spliced response differs from the result: %.300s", spliced)
+	}
+	if strings.Contains(string(spliced), lt.prefix+"1") {
+		t.Error("a placeholder is left in the response")
+	}
+	// A placeholder the handler made that is not in the response.
+	lt2 := newLiftTable("mcp-acpfs-lifted-0123-")
+	liftResult(withLiftTable(context.Background(), lt2), text)
+	if _, err := lt2.spliceResults([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)); err == nil {
+		t.Error("a lifted text missing from the response was not an error")
+	}
+}
+
+func TestEncodeMessageMatchesMarshal(t *testing.T) {
+	msgs := []mcp.JSONRPCMessage{
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId("a\"b"), mcp.NewToolResultStructured(map[string]any{"x": []int{1, 2}}, "<x>")),
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(9)), &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent("e")}, IsError: true}),
+		mcp.NewJSONRPCResultResponse(mcp.NewRequestId(int64(1)), mcp.ListToolsResult{Tools: []mcp.Tool{{Name: "t"}}}),
+		mcp.JSONRPCError{JSONRPC: "2.0", ID: mcp.NewRequestId(int64(2)), Error: mcp.NewJSONRPCErrorDetails(-1, "m", nil)},
+	}
+	for _, msg := range msgs {
+		got, err := encodeMessage(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var g, w any
+		if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil {
+			t.Fatalf("not JSON: %s", got)
+		}
+		gj, _ := json.Marshal(g)
+		wj, _ := json.Marshal(w)
+		if string(gj) != string(wj) || strings.Contains(string(got), "\n") {
+			t.Errorf("encodeMessage:\n%s\njson.Marshal:\n%s", got, want)
+		}
+	}
+}
+
+func TestLiftingServers(t *testing.T) {
+	f, err := NewServer(Files{WorkDir: "/w", FS: nopFS{}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !liftsArguments(f) {
+		t.Error("a server from NewServer does not take lifted arguments")
+	}
+	if liftsArguments(server.NewMCPServer("other", "1")) {
+		t.Error("another server takes lifted arguments")
+	}
+}
+
+// nopFS is an FS that is never called.
+type nopFS struct{}
+
+func (nopFS) ReadTextFile(context.Context, string, int, int) (string, error) {
+	return "", errors.New("nopFS: not implemented")
+}
+
+func (nopFS) WriteTextFile(context.Context, string, string) error {
+	return errors.New("nopFS: not implemented")
+}
+
+// checkQuoteJSON checks that quoteJSON(s) decodes to what s encodes to.
+func checkQuoteJSON(t *testing.T, s string) {
+	t.Helper()
+	q, err := quoteJSON(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got, want string
+	if err := json.Unmarshal(q, &got); err != nil {
+		t.Fatalf("quoteJSON(%q) = %s: not a JSON string: %v", s, q, err)
+	}
+	ref, _ := json.Marshal(s)
+	json.Unmarshal(ref, &want)
+	if got != want {
+		t.Errorf("quoteJSON(%q) = %s, decodes to %q, want %q", s, q, got, want)
+	}
+}
+
+func TestQuoteJSON(t *testing.T) {
+	var every strings.Builder
+	for c := range 0x80 {
+		every.WriteByte(byte(c))
+		every.WriteString("abcdefgh") // each byte at every offset of a word, in turn
+	}
+	for _, s := range []string{
+		"", "a", "12345678", "1234567\n", "\n1234567", `"\"\\`, every.String(),
+		hardText(4 << 10), "é😀\u2028\u2029<&>", "\xff\xfe invalid", strings.Repeat("\x1f", 17),
+	} {
+		checkQuoteJSON(t, s)
+	}
+}
+
+func FuzzQuoteJSON(f *testing.F) {
+	for _, s := range []string{"", "plain text\n", "tab\t\"q\"\\", "\x00\x01\x7f", "é😀\u2028", "\xc3(", hardText(300)} {
+		f.Add(s)
+	}
+	f.Fuzz(checkQuoteJSON)
+}
+
+// A lifted argument with invalid UTF-8 is put back as encoding/json would
+// have decoded it in place: each invalid byte becomes U+FFFD.
+func TestUnliftInvalidUTF8(t *testing.T) {
+	raw := strings.Repeat("a", 2<<10) + "\xff\\n"
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x","content":"` + raw + `"}}}`)
+	var want writeArgs
+	decodeArgs(t, line, &want)
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	var args writeArgs
+	decodeArgs(t, lt.liftArguments(line), &args)
+	if err := unliftArgument(withLiftTable(context.Background(), lt), &args.Content); err != nil {
+		t.Fatal(err)
+	}
+	if args.Content != want.Content || !strings.HasSuffix(args.Content, "\uFFFD\n") {
+		t.Errorf("put back %q…, want %q…", args.Content[len(args.Content)-8:], want.Content[len(want.Content)-8:])
+	}
+}
+
+// escapeMask flags exactly the bytes to escape, in any position and next
+// to any other byte.
+func TestEscapeMask(t *testing.T) {
+	for c := range 256 {
+		for _, other := range []byte{0, 0x1f, 0x20, '"', '\\', 'a', 0x7f, 0x80, 0xff} {
+			for pos := range 8 {
+				var w [8]byte
+				for k := range w {
+					w[k] = other
+				}
+				w[pos] = byte(c)
+				m := escapeMask(binary.LittleEndian.Uint64(w[:]))
+				for k := range w {
+					if got, want := m>>(8*k+7)&1 == 1, mustEscape(w[k]); got != want {
+						t.Fatalf("escapeMask(% x): byte %d flagged %v, want %v", w, k, got, want)
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,230 @@
+package bridge_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+)
+
+// bigText is n bytes or more of text with everything JSON escapes.
+func bigText(n int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "%d: a \"quote\" a \\ backslash\\\" a tab\t a bell\x07 \u2028 é 😀 <&>\n", i)
+	}
+	return b.String()
+}
+
+// stdioClient connects an MCP client to srv over ServeStdio.
+func stdioClient(t *testing.T, srv *server.MCPServer, version string) *client.Client {
+	t.Helper()
+	toServer, fromServer, served := serveStdio(t, srv)
+	c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = version
+	if _, err := c.Initialize(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		c.Close()
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	return c
+}
+
+// Large contents pass through the stdio transport unchanged both ways,
+// in both protocol eras: written, read back (text and structured content),
+// and edited with large old and new texts.
+func TestStdioLargeContents(t *testing.T) {
+	for _, era := range eras {
+		t.Run(era.name, func(t *testing.T) {
+			f := newFixtureMax(t, 4<<20)
+			c := stdioClient(t, f.srv, era.version)
+			content := bigText(300 << 10)
+
+			wantOK(t, call(t, c, bridge.WriteTextFile, map[string]any{"path": "big.txt", "content": content}))
+			if got, _ := os.ReadFile(f.path("big.txt")); string(got) != content {
+				t.Fatalf("the file written has %d bytes, want the %d sent", len(got), len(content))
+			}
+
+			res := call(t, c, bridge.ReadTextFile, map[string]any{"path": "big.txt"})
+			if got := wantOK(t, res); got != content {
+				t.Errorf("read back %d bytes of text, want %d", len(got), len(content))
+			}
+			var out struct {
+				Content   string `json:"content"`
+				LineCount int    `json:"lineCount"`
+				SHA256    string `json:"sha256"`
+			}
+			raw, _ := json.Marshal(res.StructuredContent)
+			if err := json.Unmarshal(raw, &out); err != nil || out.Content != content || out.LineCount != strings.Count(content, "\n") {
+				t.Errorf("structured content: %d bytes, %d lines, %v", len(out.Content), out.LineCount, err)
+			}
+
+			// Whole lines from about 1 KB to about 40 KB.
+			from := strings.IndexByte(content[1000:], '\n') + 1001
+			to := strings.IndexByte(content[40000:], '\n') + 40001
+			old := content[from:to]
+			repl := strings.ToUpper(old) + "new" + bigText(20<<10)
+			wantOK(t, call(t, c, bridge.EditTextFile, map[string]any{"path": "big.txt", "expectedHash": out.SHA256,
+				"edits": []map[string]any{{"oldText": old, "newText": repl}}}))
+			if got, _ := os.ReadFile(f.path("big.txt")); string(got) != content[:from]+repl+content[to:] {
+				t.Errorf("the file edited has %d bytes, want %d", len(got), len(content)-len(old)+len(repl))
+			}
+		})
+	}
+}
+
+// A server that is not from NewServer gets its arguments as sent: only
+// this package's handlers take lifted ones.
+func TestStdioOtherServerGetsArgumentsAsSent(t *testing.T) {
+	srv := server.NewMCPServer("other", "1")
+	srv.AddTool(mcp.NewTool(bridge.WriteTextFile, mcp.WithString("content")),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("content", "")), nil
+		})
+	c := stdioClient(t, srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	content := bigText(64 << 10)
+	if got := wantOK(t, call(t, c, bridge.WriteTextFile, map[string]any{"content": content})); got != content {
+		t.Errorf("the tool got %d bytes starting %.60q, want the %d sent", len(got), got, len(content))
+	}
+}
+
+// rawStdio serves srv on pipes for a client that writes raw lines.
+func rawStdio(t *testing.T, srv *server.MCPServer) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	toServer, fromServer, served := serveStdio(t, srv)
+	t.Cleanup(func() {
+		toServer.Close()
+		io.Copy(io.Discard, fromServer)
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	io.WriteString(toServer, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n")
+	r := bufio.NewReaderSize(fromServer, 1<<20)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(toServer, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return toServer, r
+}
+
+// responseID reads the next response and returns its id and the line.
+func responseID(t *testing.T, r *bufio.Reader) (string, string) {
+	t.Helper()
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("%v: %.200s", err, line)
+	}
+	return string(m.ID), string(line)
+}
+
+// A request too long to read is answered with an error, and the stream
+// goes on.
+func TestStdioOverlongRequest(t *testing.T) {
+	f := newFixture(t, false)
+	f.writeFile(t, "a.txt", "a\n")
+	toServer, r := rawStdio(t, f.srv)
+	go func() {
+		io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x.txt","content":"`)
+		chunk := strings.Repeat("x", 1<<20)
+		for range 65 {
+			if _, err := io.WriteString(toServer, chunk); err != nil {
+				return
+			}
+		}
+		io.WriteString(toServer, `"}}}`+"\n")
+		io.WriteString(toServer, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`+"\n")
+	}()
+	got := map[string]string{}
+	for len(got) < 2 {
+		id, line := responseID(t, r)
+		got[id] = line
+	}
+	if !strings.Contains(got["5"], `"error"`) || !strings.Contains(got["5"], "exceeds the 64.0 MiB limit") {
+		t.Errorf("the overlong request's response: %.300s", got["5"])
+	}
+	if !strings.Contains(got["6"], `"text":"a\n"`) {
+		t.Errorf("the next request's response: %.300s", got["6"])
+	}
+	if _, err := os.Stat(f.path("x.txt")); err == nil {
+		t.Error("the overlong write was carried out")
+	}
+}
+
+// At most 64 requests are served at once: the 65th is read only when one
+// of them is answered.
+func TestStdioBoundsRequestsInFlight(t *testing.T) {
+	const bound = 64
+	release := make(chan struct{})
+	var running atomic.Int32
+	started := make(chan struct{}, 2*bound)
+	fsys := funcFS{read: func(ctx context.Context, path string, _, _ int) (string, error) {
+		running.Add(1)
+		started <- struct{}{}
+		defer running.Add(-1)
+		select {
+		case <-release:
+			return "content of " + path, nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}}
+	srv, err := bridge.NewServer(bridge.Files{WorkDir: "/w", FS: fsys}, bridge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toServer, r := rawStdio(t, srv)
+	var reqs strings.Builder
+	for i := 1; i <= bound; i++ {
+		fmt.Fprintf(&reqs, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"f%d"}}}`+"\n", i, i)
+	}
+	reqs.WriteString(`{"jsonrpc":"2.0","id":"ping","method":"ping"}` + "\n")
+	go io.WriteString(toServer, reqs.String())
+	for range bound {
+		select {
+		case <-started:
+		case <-time.After(time.Minute): // a hang guard
+			t.Fatalf("%d reads started, want %d", running.Load(), bound)
+		}
+	}
+	// Answer one read: its response comes first, then the ping's, which
+	// waited for its place.
+	release <- struct{}{}
+	if id, line := responseID(t, r); id == `"ping"` {
+		t.Fatalf("the ping was answered while %d requests were in flight: %s", bound, line)
+	}
+	if id, line := responseID(t, r); id != `"ping"` {
+		t.Errorf("after one read was answered, got %s, want the ping's response", line)
+	}
+	close(release)
+	for range bound - 1 {
+		responseID(t, r)
+	}
+}

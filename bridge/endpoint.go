@@ -153,8 +153,15 @@ func (b *Bridge) httpEndpoint() (*httpEndpoint, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen on loopback: %w", err)
 	}
+	timeout := b.handshakeTimeout()
 	ep := &httpEndpoint{
-		srv: &http.Server{Handler: GuardHTTP(http.HandlerFunc(b.serveHTTP), ""), ReadHeaderTimeout: 10 * time.Second},
+		srv: &http.Server{
+			// The headers, and then the body, each get the timeout. The
+			// body's starts before anything looks at the request, so one
+			// that stalls halfway is dropped even when it is refused.
+			Handler:           bodyTimeout(GuardHTTP(limitBody(http.HandlerFunc(b.serveHTTP), MaxRequestBody), ""), timeout),
+			ReadHeaderTimeout: timeout,
+		},
 		url: "http://" + ln.Addr().String() + EndpointPath,
 	}
 	go ep.srv.Serve(ln)
@@ -199,9 +206,33 @@ type unixEndpoint struct {
 	wg   sync.WaitGroup
 }
 
-// relayHandshakeTimeout bounds how long a relay may take to present its
-// secret; a connection that stalls is dropped.
-const relayHandshakeTimeout = 10 * time.Second
+// DefaultHandshakeTimeout is the default of [BridgeOptions.HandshakeTimeout].
+const DefaultHandshakeTimeout = 10 * time.Second
+
+// handshakeTimeout returns BridgeOptions.HandshakeTimeout or its default.
+func (b *Bridge) handshakeTimeout() time.Duration {
+	if b.opts.HandshakeTimeout > 0 {
+		return b.opts.HandshakeTimeout
+	}
+	return DefaultHandshakeTimeout
+}
+
+// bodyTimeout gives a request d from when its handling starts to send its
+// whole body, by setting the connection's read deadline: a body that stalls
+// fails its reads, and the server drops the connection. net/http clears
+// the deadline once the body has been read to its end (it then watches the
+// connection for a close), so a response streamed after it, such as
+// text/event-stream, is not cut.
+func bodyTimeout(next http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			// A ResponseWriter that cannot set it (a test's recorder)
+			// has no connection to stall.
+			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+		}
+		next.ServeHTTP(w, r)
+	})
+}
 
 func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
 	b.mu.Lock()
@@ -250,7 +281,7 @@ func (b *Bridge) serveRelay(conn *net.UnixConn) {
 		fail("the peer is another user")
 		return
 	}
-	conn.SetReadDeadline(time.Now().Add(relayHandshakeTimeout))
+	conn.SetReadDeadline(time.Now().Add(b.handshakeTimeout()))
 	br := bufio.NewReaderSize(conn, 256)
 	line, err := br.ReadSlice('\n')
 	if err != nil {

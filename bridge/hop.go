@@ -44,12 +44,19 @@ type pendingRequest struct {
 	// origin is the request's id on the other hop, for a forwarded
 	// request; nil for the proxy's own.
 	origin json.RawMessage
-	// reply receives the response to one of the proxy's own requests.
-	reply chan wire.Message
+	// reply receives the outcome of one of the proxy's own requests.
+	reply chan reply
 	// session is the bridge session of a session/new-like request.
 	session *Session
 	// closes is the session id of a session/close request.
 	closes string
+}
+
+// reply is the outcome of one of the proxy's own requests: the peer's
+// response, or why there will be none.
+type reply struct {
+	m   wire.Message
+	err error
 }
 
 var _ runtime.Caller = (*hop)(nil)
@@ -135,13 +142,15 @@ func (h *hop) send(line []byte) { h.out.send(line) }
 // Call sends one of the proxy's own requests to the peer and waits for the
 // answer. A peer error is returned as a *jsonrpc2.Error. When ctx ends
 // first, the peer is told with $/cancel_request and Call returns ctx's
-// error; a late answer is dropped.
+// error; a late answer is dropped (and logged). Call never blocks on the
+// peer: the request is queued, so a peer that has stopped reading holds up
+// no more than ctx allows.
 func (h *hop) Call(ctx context.Context, method string, params, result any, _ ...jsonrpc2.CallOption) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	reply := make(chan wire.Message, 1)
-	id, err := h.register(&pendingRequest{method: method, reply: reply})
+	replies := make(chan reply, 1)
+	id, err := h.register(&pendingRequest{method: method, reply: replies})
 	if err != nil {
 		return err
 	}
@@ -150,9 +159,13 @@ func (h *hop) Call(ctx context.Context, method string, params, result any, _ ...
 		h.take(json.RawMessage(strconv.FormatInt(id, 10)))
 		return fmt.Errorf("encode %s params: %w", method, err)
 	}
-	h.out.sendNow(line)
+	h.send(line)
 	select {
-	case m := <-reply:
+	case r := <-replies:
+		m := r.m
+		if r.err != nil {
+			return r.err
+		}
 		if m.Error != nil {
 			e, err := m.DecodeError()
 			if err != nil {
@@ -225,7 +238,6 @@ type outbox struct {
 	mu      sync.Mutex
 	ready   *sync.Cond
 	queue   [][]byte
-	writing bool  // a goroutine is writing; only it may use w
 	closing bool  // no more lines; drain and stop
 	err     error // a write failed; later lines are dropped
 }
@@ -247,36 +259,13 @@ func (o *outbox) send(line []byte) {
 	o.mu.Unlock()
 }
 
-// sendNow writes line at once on the caller's goroutine when nothing is
-// queued or being written, which saves waking the writer; otherwise it
-// queues it as send does. Only a caller that may block on the peer uses
-// it: the proxy's own requests, never the readers that forward messages.
-func (o *outbox) sendNow(line []byte) {
-	o.mu.Lock()
-	if o.writing || len(o.queue) > 0 || o.closing || o.err != nil {
-		o.mu.Unlock()
-		o.send(line)
-		return
-	}
-	o.writing = true
-	o.mu.Unlock()
-	err := o.write([][]byte{line})
-	o.mu.Lock()
-	o.writing = false
-	if err != nil && o.err == nil {
-		o.err, o.queue = err, nil
-	}
-	o.ready.Signal() // the writer may have lines, or close, waiting on us
-	o.mu.Unlock()
-}
-
 // run writes queued lines until close is called and the queue is empty, or
 // a write fails.
 func (o *outbox) run() error {
 	var batch [][]byte
 	for {
 		o.mu.Lock()
-		for (len(o.queue) == 0 || o.writing) && !(o.closing && !o.writing) && o.err == nil {
+		for len(o.queue) == 0 && !o.closing && o.err == nil {
 			o.ready.Wait()
 		}
 		if o.err != nil {
@@ -289,17 +278,13 @@ func (o *outbox) run() error {
 			return nil // closing, and all is written
 		}
 		batch, o.queue = o.queue, batch[:0]
-		o.writing = true
 		o.mu.Unlock()
-		err := o.write(batch)
-		o.mu.Lock()
-		o.writing = false
-		if err != nil {
+		if err := o.write(batch); err != nil {
+			o.mu.Lock()
 			o.err, o.queue = err, nil
 			o.mu.Unlock()
 			return err
 		}
-		o.mu.Unlock()
 		clear(batch)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -13,13 +15,19 @@ import (
 	"strings"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // EndpointPath is where [NewHTTPHandler] serves MCP.
 const EndpointPath = "/mcp"
 
 // NewHTTPHandler returns an http.Handler that serves srv over MCP
-// Streamable HTTP at [EndpointPath], behind [GuardHTTP] with token.
+// Streamable HTTP at [EndpointPath], behind [GuardHTTP] with token. A
+// request whose body does not arrive within [DefaultHandshakeTimeout] has
+// its connection dropped; one whose body is over [MaxRequestBody] is
+// refused.
 func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -29,7 +37,7 @@ func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) ht
 		server.WithEndpointPath(EndpointPath),
 		server.WithStreamableHTTPLogger(slog.New(lowerInfo{logger.Handler()})),
 	)))
-	return GuardHTTP(mux, token)
+	return bodyTimeout(GuardHTTP(limitBody(mux, MaxRequestBody), token), DefaultHandshakeTimeout)
 }
 
 // GuardHTTP protects next, an HTTP endpoint meant to be reached on a
@@ -137,4 +145,51 @@ func CheckLoopbackAddr(addr string) error {
 		return fmt.Errorf("address %q is not a loopback address; use 127.0.0.1, [::1] or localhost", addr)
 	}
 	return nil
+}
+
+// MaxRequestBody bounds the body of an MCP request over HTTP, as
+// wire.DefaultMaxLineSize bounds one message on a stream.
+const MaxRequestBody = wire.DefaultMaxLineSize
+
+// limitBody refuses a request body over limit bytes before next reads it
+// whole: one whose Content-Length says so gets 413 and a JSON-RPC error
+// that names the limit, and one that turns out longer as it is read fails
+// the read with such an error (mcp-go then answers with it).
+func limitBody(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > limit {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			w.Write(wire.ErrorResponse(nil, wire.CodeInvalidRequest, bodyTooLarge(r.ContentLength, limit).Error(), nil))
+			return
+		}
+		if r.Body != nil && r.Body != http.NoBody {
+			r.Body = limitedBody{http.MaxBytesReader(w, r.Body, limit), limit}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitedBody names the limit when the body goes over it.
+type limitedBody struct {
+	io.ReadCloser
+	limit int64
+}
+
+func (b limitedBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		err = bodyTooLarge(-1, b.limit)
+	}
+	return n, err
+}
+
+// bodyTooLarge says that a request body of size bytes (-1: unknown) is
+// over limit.
+func bodyTooLarge(size, limit int64) error {
+	if size < 0 {
+		return fmt.Errorf("the request body exceeds the %s limit on one message", runtime.FormatSize(limit))
+	}
+	return fmt.Errorf("the request body of %s exceeds the %s limit on one message", runtime.FormatSize(size), runtime.FormatSize(limit))
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // ACP methods the proxy looks into. Everything else passes through as is.
@@ -196,6 +197,10 @@ type proxy struct {
 func (p *proxy) pump(r *wire.Reader, from, to *hop) error {
 	for {
 		m, err := r.Next()
+		if over, ok := errors.AsType[*wire.OverlongError](err); ok {
+			p.overlong(over, from, to)
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -362,7 +367,7 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 		return
 	}
 	if pr.reply != nil {
-		pr.reply <- m
+		pr.reply <- reply{m: m}
 		return
 	}
 	if from == p.agent {
@@ -375,6 +380,48 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 	}
 	to.send(line)
 }
+
+// overlong deals with a line from a peer that was too long to read, which
+// the Reader discarded as it went by: a request is answered with an error
+// that names the limit, and the request that a response answered fails,
+// whether it was the proxy's own call or one forwarded from the other peer.
+func (p *proxy) overlong(over *wire.OverlongError, from, to *hop) {
+	switch over.Kind {
+	case wire.KindRequest:
+		from.send(wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil))
+	case wire.KindResponse:
+		_, pr := from.take(over.ID)
+		if pr == nil {
+			return // the Reader has logged the line
+		}
+		if pr.reply != nil {
+			pr.reply <- reply{err: &answerTooLargeError{peer: from.name, method: pr.method, size: over.Len, limit: int64(over.Max)}}
+			return
+		}
+		tooLarge := &answerTooLargeError{peer: from.name, method: pr.method, size: over.Len, limit: int64(over.Max)}
+		line := wire.ErrorResponse(pr.origin, wire.CodeInternalError, tooLarge.Error(), nil)
+		if from == p.agent {
+			if m, err := wire.Parse(line); err == nil {
+				p.observe(pr, m) // a session/new that failed, say
+			}
+		}
+		to.send(line)
+	}
+}
+
+// answerTooLargeError fails a request whose answer was a line over the
+// limit. It matches runtime.ErrTooLarge.
+type answerTooLargeError struct {
+	peer, method string
+	size, limit  int64
+}
+
+func (e *answerTooLargeError) Error() string {
+	return fmt.Sprintf("the %s's answer to %s is %s, over the %s limit on one message",
+		e.peer, e.method, runtime.FormatSize(e.size), runtime.FormatSize(e.limit))
+}
+
+func (e *answerTooLargeError) Unwrap() error { return runtime.ErrTooLarge }
 
 // observe learns from the agent's answers: its capabilities, the ids of
 // new sessions, and which sessions closed.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/mark3labs/mcp-go/server"
 
@@ -31,8 +32,23 @@ type BridgeOptions struct {
 	Policy capabilities.Policy
 	// MaxFileSize limits reads and writes; zero means the runtime default.
 	MaxFileSize int64
+	// EditorTimeout bounds how long a tool call waits for the editor to
+	// answer one fs/read_text_file or fs/write_text_file. When it passes,
+	// the call fails with an error that names the method, the path and
+	// the timeout, and the editor is sent $/cancel_request. Zero means
+	// DefaultEditorTimeout; a negative value means no limit.
+	EditorTimeout time.Duration
+	// AllowHardLinks lets the tools read and write a file that has other
+	// hard links, which are refused by default (see
+	// [runtime.DiskOptions.AllowHardLinks]).
+	AllowHardLinks bool
 	// ReadOnly leaves the writing tools out.
 	ReadOnly bool
+	// HandshakeTimeout bounds how long a connection to the sessions'
+	// endpoints may take to send a whole HTTP request (headers and body)
+	// or, on the relay socket, its secret; one that stalls longer is
+	// dropped. Zero means DefaultHandshakeTimeout.
+	HandshakeTimeout time.Duration
 	// RelayCommand is the command line that an agent runs for a stdio
 	// entry; the relay's socket and secret are passed in its environment.
 	// The default is this executable with the argument "relay", which is
@@ -44,6 +60,11 @@ type BridgeOptions struct {
 	// Logger receives the bridge's log lines; nil means slog.Default().
 	Logger *slog.Logger
 }
+
+// DefaultEditorTimeout is the EditorTimeout used when BridgeOptions leaves
+// it zero. An editor answers an fs call in milliseconds; one that takes
+// this long is stuck, or has lost the request.
+const DefaultEditorTimeout = 30 * time.Second
 
 // A Bridge gives the ACP sessions of one editor connection the mcp-acpfs
 // file tools. Each session's tools go to the editor through the ACP
@@ -189,7 +210,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 		}
 		roots = append(roots, d)
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize})
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize, AllowHardLinks: b.opts.AllowHardLinks})
 	if err != nil {
 		return nil, fmt.Errorf("open the session's roots: %w", err)
 	}
@@ -204,7 +225,11 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	s.key = sha256.Sum256([]byte(s.secret))
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	log := b.log.With("cwd", s.cwd)
-	editor := runtime.NewEditor(b.editor, runtime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize})
+	timeout := b.opts.EditorTimeout
+	if timeout == 0 {
+		timeout = DefaultEditorTimeout
+	}
+	editor := runtime.NewEditor(b.editor, runtime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = runtime.NewRouter(runtime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
 	s.mcp, err = NewServer(Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()},
 		Options{Version: b.opts.Version, Logger: log})

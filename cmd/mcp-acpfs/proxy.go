@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
@@ -15,7 +16,7 @@ var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--editor-timeout D] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
 child, forwards every ACP message between the two unchanged, and adds an
@@ -47,6 +48,15 @@ Flags:
   --max-file-size N
 	the largest content a read returns or a write accepts: 512KiB,
 	10MiB (the default), 1GiB.
+  --allow-hard-links
+	let the tools read and write a file that has more than one name
+	(hard links). By default such a file is refused: a hard link made
+	inside a root to a file outside it would otherwise reach that file.
+  --editor-timeout D
+	how long a tool waits for the editor to answer one fs request, such
+	as 500ms, 30s (the default) or 2m; 0 means no limit. When it passes,
+	the tool call fails with an error naming the request, the path and
+	the timeout, and the editor is sent $/cancel_request for it.
   --trace FILE
 	append every message of both hops to FILE as JSON lines, with
 	direction and time. FILE is created with mode 0600: it holds file
@@ -68,6 +78,8 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		name        string
 		readOnly    bool
 		maxFileSize sizeFlag
+		hardLinks   bool
+		edTimeout   time.Duration
 		tracePath   string
 		level       levelFlag
 	)
@@ -77,6 +89,8 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 	fs.StringVar(&name, "name", "acpfs", "the MCP server name")
 	fs.BoolVar(&readOnly, "read-only", false, "leave out the tools that change files")
 	fs.Var(&maxFileSize, "max-file-size", "the size limit of a read or a write")
+	fs.BoolVar(&hardLinks, "allow-hard-links", false, "allow files that have other hard links")
+	fs.DurationVar(&edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
 	fs.StringVar(&tracePath, "trace", "", "append every message to this file")
 	fs.Var(&level, "log-level", "debug, info, warn or error")
 	if code, ok := parse(fs, args, e, c); !ok {
@@ -89,6 +103,9 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		return exitUsage
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &level})).With("component", "mcp-acpfs")
+	if edTimeout <= 0 {
+		edTimeout = -1 // BridgeOptions: no limit
+	}
 
 	var trace io.Writer
 	if tracePath != "" {
@@ -102,13 +119,15 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 	}
 	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
 		Bridge: bridge.BridgeOptions{
-			Name:        name,
-			Roots:       roots,
-			Policy:      route,
-			MaxFileSize: int64(maxFileSize),
-			ReadOnly:    readOnly,
-			Version:     version(),
-			Logger:      logger,
+			Name:           name,
+			Roots:          roots,
+			Policy:         route,
+			MaxFileSize:    int64(maxFileSize),
+			ReadOnly:       readOnly,
+			AllowHardLinks: hardLinks,
+			EditorTimeout:  edTimeout,
+			Version:        version(),
+			Logger:         logger,
 		},
 		Trace:       trace,
 		AgentStderr: e.stderr,

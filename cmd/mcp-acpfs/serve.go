@@ -23,7 +23,7 @@ var serveCmd = &command{
 	name:    "serve",
 	summary: "serve text files over MCP (stdio, or Streamable HTTP on loopback)",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
 
 serve is an MCP server of file tools on local disk: read_text_file,
 write_text_file, edit_text_file, read_media_file, get_file_info,
@@ -45,6 +45,10 @@ Flags:
 	the largest content a read returns or a write accepts, in bytes or
 	with a binary unit: 512KiB, 10MiB, 1GiB (K, M, G mean the same).
 	The default is 10MiB. A line range of a larger file can still be read.
+  --allow-hard-links
+	let the tools read and write a file that has more than one name
+	(hard links). By default such a file is refused: a hard link made
+	inside a root to a file outside it would otherwise reach that file.
   --http ADDR
 	serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR
 	must be a loopback address: 127.0.0.1:PORT, [::1]:PORT or
@@ -67,6 +71,7 @@ type serveConfig struct {
 	roots       rootsFlag
 	readOnly    bool
 	maxFileSize sizeFlag
+	hardLinks   bool
 	httpAddr    string
 	httpNoAuth  bool
 	level       levelFlag
@@ -78,6 +83,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	fs.Var(&cfg.roots, "root", "a directory the tools may use (repeatable)")
 	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave out the tools that change files")
 	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
+	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP on this loopback address")
 	fs.BoolVar(&cfg.httpNoAuth, "http-no-auth", false, "accept HTTP requests without a token")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
@@ -106,7 +112,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: int64(cfg.maxFileSize)})
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: int64(cfg.maxFileSize), AllowHardLinks: cfg.hardLinks})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
 		return exitFail

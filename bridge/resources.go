@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,7 +68,7 @@ func (b *binding) addResources() {
 // readResource reads a file:// resource through the client's FS.
 func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	uri := req.Params.URI
-	p, err := resourceFilePath(uri)
+	p, err := resourceFilePath("read", uri)
 	if err != nil {
 		return nil, err
 	}
@@ -101,28 +100,20 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 	}}, nil
 }
 
-// resourceFilePath returns the absolute, clean path that a file:// URI
-// names: percent-encoding decoded, and the host empty or localhost.
-func resourceFilePath(uri string) (string, error) {
-	u, err := url.Parse(uri)
+// resourceFilePath returns the absolute, clean path of the file that a
+// file:// URI names, as the tools resolve one ([runtime.AbsFile]):
+// percent-encoding decoded, the host empty or localhost, and no trailing
+// / (which names a directory, and a resource is a file). An error is about
+// op on the URI.
+func resourceFilePath(op, uri string) (string, error) {
+	if !runtime.IsFileURI(uri) {
+		return "", resourceError(op, uri, argError("not a file:// URI"))
+	}
+	p, err := runtime.AbsFile("", uri) // the path of a file:// URI is absolute
 	if err != nil {
-		return "", fmt.Errorf("%s is not a valid URI", quoteURI(uri))
+		return "", resourceError(op, uri, err)
 	}
-	switch {
-	case u.Scheme != "file":
-		return "", fmt.Errorf("%s is not a file:// URI", quoteURI(uri))
-	case u.User != nil || u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
-		return "", fmt.Errorf("%s names a file on host %q; only local files (file:///path or file://localhost/path) are served",
-			quoteURI(uri), u.Host)
-	case u.Opaque != "" || !strings.HasPrefix(u.Path, "/"):
-		return "", fmt.Errorf("%s has no absolute path", quoteURI(uri))
-	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
-		return "", fmt.Errorf("%s has a query or fragment, which a file URI does not have (percent-encode ? and # in a path)",
-			quoteURI(uri))
-	case strings.ContainsRune(u.Path, 0):
-		return "", fmt.Errorf("%s has a NUL byte in its path", quoteURI(uri))
-	}
-	return filepath.Clean(filepath.FromSlash(u.Path)), nil
+	return p, nil
 }
 
 // quoteURI quotes a URI for a message if it holds control characters.
@@ -158,7 +149,7 @@ func (b *binding) watchResources(hooks *server.Hooks) {
 	hooks.AddOnRequestInitialization(b.beginSubscription)
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
 		session := server.ClientSessionFromContext(ctx)
-		p, err := resourceFilePath(req.Params.URI)
+		p, err := resourceFilePath("unsubscribe", req.Params.URI)
 		if session == nil || err != nil {
 			return // never subscribed
 		}
@@ -287,7 +278,7 @@ func (b *binding) listen(ctx context.Context, id any, req *mcp.SubscriptionsList
 	}
 	roots := fsRoots(b.sess.FS)
 	for _, uri := range uris {
-		p, err := resourceFilePath(uri)
+		p, err := resourceFilePath("subscribe", uri)
 		if err != nil {
 			continue // checked before; cannot happen
 		}
@@ -309,7 +300,7 @@ func (b *binding) endListen(ctx context.Context, id any) {
 // directory exists if it is to be watched. It returns the file's path, and
 // whether it lies under a directory that is never watched.
 func subscriptionTarget(ctx context.Context, fsys runtime.FS, uri string) (path string, unwatched bool, err error) {
-	p, err := resourceFilePath(uri)
+	p, err := resourceFilePath("subscribe", uri)
 	if err != nil {
 		return "", false, err
 	}

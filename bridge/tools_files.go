@@ -164,7 +164,8 @@ func (b *binding) getFileInfoTool() mcp.Tool {
 		"size in bytes, last modification time (RFC 3339, UTC), and Unix permissions both as a string " +
 		`such as "rw-r--r--" and in octal such as "0644".` + "\n\n" +
 		b.pathNote("paths") + " " +
-		"A symlink named by the path is described itself, not its target."
+		"A symlink named by the path is described itself, not its target; " +
+		"a path that ends in / must name a directory, so link/ describes the directory a link leads to."
 	return mcp.NewTool(GetFileInfo,
 		mcp.WithToolTitle("Get file info"),
 		mcp.WithDescription(desc),
@@ -236,7 +237,8 @@ func (b *binding) moveFileTool() mcp.Tool {
 		b.pathNote("paths") + " " +
 		"destination is the new path itself, not a directory to move into. " +
 		"An existing destination is refused unless overwrite is true; even then a non-empty directory is never replaced. " +
-		"A symlink is moved itself, not its target. A root directory itself can never be moved."
+		"A symlink is moved itself, not its target. A root directory itself can never be moved. " +
+		"A source or destination that ends in / must name a directory, so the source must be one."
 	return mcp.NewTool(MoveFile,
 		mcp.WithToolTitle("Move file"),
 		mcp.WithDescription(desc),
@@ -255,6 +257,7 @@ func (b *binding) deleteFileTool() mcp.Tool {
 	desc := "Delete a file, symlink or directory. This cannot be undone.\n\n" +
 		b.pathNote("paths") + " " +
 		"A symlink is deleted itself, never its target. " +
+		"A path that ends in / must name a directory (link/ is refused, not followed). " +
 		"An empty directory is deleted as it is; a non-empty directory only with recursive true, " +
 		"which deletes everything in it. A root directory itself can never be deleted. " +
 		"Deleting a path that does not exist is an error."
@@ -294,13 +297,109 @@ func optional[T any](fsys runtime.FS, op, path, what string) (T, *mcp.CallToolRe
 	return t, nil
 }
 
-// abs makes a tool's path argument absolute.
-func (b *binding) abs(op, p string) (string, *mcp.CallToolResult) {
+// abs makes a tool's path argument absolute. dir reports that the
+// argument ended in a separator or a "." component ([runtime.NamesDir]),
+// which the cleaning drops: such a path must name a directory, as in
+// POSIX, so a tool that acts on whatever lies at the path checks that it
+// is one (with [mustBeDir] or [followedDir]), and only then. The tools
+// that take only a directory need not: they refuse anything else anyway.
+func (b *binding) abs(op, p string) (abs string, dir bool, res *mcp.CallToolResult) {
 	abs, err := runtime.Abs(b.sess.WorkDir, p)
 	if err != nil {
-		return "", errorResult(op, p, err)
+		return "", false, errorResult(op, p, err)
 	}
-	return abs, nil
+	return abs, runtime.NamesDir(p), nil
+}
+
+// notDirError refuses a path that ends in a separator but names something
+// other than a directory: POSIX's ENOTDIR. It matches fs.ErrInvalid.
+type notDirError struct {
+	kind runtime.FileType // what the path names
+	what string           // whose kind it is, if not the path's own
+}
+
+func (e notDirError) Error() string {
+	kind := "a " + string(e.kind)
+	if e.kind == runtime.TypeOther {
+		kind = "a special file"
+	}
+	if e.what != "" {
+		return "not a directory: a path that ends in / names a directory, and " + e.what + " is " + kind
+	}
+	return "not a directory: it is " + kind + ", and a path that ends in / names a directory (give it without the /)"
+}
+
+func (e notDirError) Unwrap() error { return fs.ErrInvalid }
+
+// notDir is the error of op on p, given with a trailing separator, where
+// p is of kind and not a directory.
+func notDir(op, p string, kind runtime.FileType) error {
+	return &fs.PathError{Op: op, Path: withSlash(p), Err: notDirError{kind: kind}}
+}
+
+// withSlash is p with the trailing separator it was given with.
+func withSlash(p string) string {
+	if strings.HasSuffix(p, string(filepath.Separator)) {
+		return p
+	}
+	return p + string(filepath.Separator)
+}
+
+// mustBeDir checks the path argument p that ended in a separator, for a
+// tool that acts on a final symlink itself (a move or a delete): p, not
+// followed, must be a directory. A symlink to one is refused, as Linux's
+// rename and rmdir refuse "link/", so that no such call reaches into the
+// link's target. It returns p's description.
+func mustBeDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.FileInfo, *mcp.CallToolResult) {
+	sfs, res := optional[runtime.StatFS](fsys, op, p, "describing files")
+	if res != nil {
+		return runtime.FileInfo{}, res
+	}
+	info, err := sfs.Stat(ctx, p)
+	if err != nil {
+		return runtime.FileInfo{}, errorResult(op, p, asOp(op, err))
+	}
+	if info.Type != runtime.TypeDirectory {
+		return runtime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
+	}
+	return info, nil
+}
+
+// followedDir checks the path argument p that ended in a separator, for a
+// tool that reads what lies at the path: p, with a symlink at its end
+// followed within the roots, must be a directory. It returns the
+// directory's description, under p's name.
+func followedDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.FileInfo, *mcp.CallToolResult) {
+	wfs, res := optional[runtime.WalkFS](fsys, op, p, "following a path to a directory")
+	if res != nil {
+		return runtime.FileInfo{}, res
+	}
+	// A walk's first call describes its root, resolved as any path
+	// argument is; stopping there reads no directory.
+	var info runtime.FileInfo
+	err := wfs.Walk(ctx, p, func(_ string, fi runtime.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		info = fi
+		return fs.SkipAll
+	})
+	if err != nil {
+		return runtime.FileInfo{}, errorResult(op, p, asOp(op, err))
+	}
+	if info.Type != runtime.TypeDirectory {
+		return runtime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
+	}
+	return info, nil
+}
+
+// asOp makes the *fs.PathError of a check on the way name op, the tool's
+// operation, rather than the check's.
+func asOp(op string, err error) error {
+	if pe, ok := errors.AsType[*fs.PathError](err); ok && pe.Op != op {
+		return &fs.PathError{Op: op, Path: pe.Path, Err: pe.Err}
+	}
+	return err
 }
 
 // bindArgs decodes a tool's arguments.
@@ -333,7 +432,7 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, res := b.abs(op, args.Path)
+	p, dir, res := b.abs(op, args.Path)
 	if res != nil {
 		return res, nil
 	}
@@ -346,6 +445,16 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 	info, err := sfs.Stat(ctx, p)
 	if err != nil {
 		return errorResult(op, p, err), nil
+	}
+	switch {
+	case !dir || info.Type == runtime.TypeDirectory:
+	case info.Type == runtime.TypeSymlink:
+		// "link/" is the directory the link leads to, as stat has it.
+		if info, res = followedDir(ctx, fsys, op, p); res != nil {
+			return res, nil
+		}
+	default:
+		return errorResult(op, p, notDir(op, p, info.Type)), nil
 	}
 	out := fileInfoOutput{
 		Path:        p,
@@ -381,7 +490,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, res := b.abs(op, args.Path)
+	p, _, res := b.abs(op, args.Path) // ReadDir refuses anything but a directory
 	if res != nil {
 		return res, nil
 	}
@@ -461,7 +570,7 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, res := b.abs(op, args.Path)
+	p, _, res := b.abs(op, args.Path) // the walk below refuses anything but a directory
 	if res != nil {
 		return res, nil
 	}
@@ -595,7 +704,7 @@ func (b *binding) createDirectory(ctx context.Context, req mcp.CallToolRequest) 
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, res := b.abs(op, args.Path)
+	p, _, res := b.abs(op, args.Path) // MkdirAll refuses a file in the way
 	if res != nil {
 		return res, nil
 	}
@@ -639,11 +748,11 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	src, res := b.abs(op, args.Source)
+	src, srcDir, res := b.abs(op, args.Source)
 	if res != nil {
 		return res, nil
 	}
-	dst, res := b.abs(op, args.Destination)
+	dst, dstDir, res := b.abs(op, args.Destination)
 	if res != nil {
 		return res, nil
 	}
@@ -660,6 +769,11 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		return errorResult(op, src, err), nil
 	}
 	defer unlock()
+	if srcDir || dstDir {
+		if res := moveNamesDir(ctx, fsys, op, src, dst, srcDir); res != nil {
+			return res, nil
+		}
+	}
 	out := moveOutput{Source: src, Destination: dst}
 	if sfs, ok := fsys.(runtime.StatFS); ok && args.Overwrite {
 		_, err := sfs.Stat(ctx, dst)
@@ -680,6 +794,35 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	return mcp.NewToolResultStructured(out, text), nil
 }
 
+// moveNamesDir checks a move whose source or destination ended in a
+// separator, and so names a directory: the source must be one, whichever
+// of the two was given so (after the move, the destination is the
+// source), as rename has it. A symlink to a directory is not one here:
+// the move would take the link.
+func moveNamesDir(ctx context.Context, fsys runtime.FS, op, src, dst string, srcDir bool) *mcp.CallToolResult {
+	if srcDir {
+		_, res := mustBeDir(ctx, fsys, op, src)
+		return res
+	}
+	sfs, res := optional[runtime.StatFS](fsys, op, src, "describing files")
+	if res != nil {
+		return res
+	}
+	info, err := sfs.Stat(ctx, src)
+	switch {
+	case err != nil:
+		return errorResult(op, src, asOp(op, err))
+	case info.Type == runtime.TypeDirectory:
+		return nil
+	}
+	// What is wrong with the destination itself, such as lying outside
+	// the roots, comes first.
+	if _, err := sfs.Stat(ctx, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errorResult(op, dst, asOp(op, err))
+	}
+	return errorResult(op, dst, &fs.PathError{Op: op, Path: withSlash(dst), Err: notDirError{kind: info.Type, what: "the source"}})
+}
+
 type deleteArgs struct {
 	Path      string `json:"path"`
 	Recursive bool   `json:"recursive"`
@@ -696,7 +839,7 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, res := b.abs(op, args.Path)
+	p, dir, res := b.abs(op, args.Path)
 	if res != nil {
 		return res, nil
 	}
@@ -713,7 +856,13 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	}
 	defer unlock()
 	out := deleteOutput{Path: p}
-	if sfs, ok := fsys.(runtime.StatFS); ok {
+	if dir {
+		info, res := mustBeDir(ctx, fsys, op, p)
+		if res != nil {
+			return res, nil
+		}
+		out.Type = info.Type
+	} else if sfs, ok := fsys.(runtime.StatFS); ok {
 		if info, err := sfs.Stat(ctx, p); err == nil {
 			out.Type = info.Type
 		}

@@ -206,7 +206,8 @@ var searchUnsupported = fmt.Errorf("searching is not supported by this session's
 
 // searchRoot resolves a search's path argument (absent means the working
 // directory) and acquires the FS to search, which the caller releases with
-// done.
+// done. A path that ends in / must name a directory (grep would search a
+// file).
 func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, fsys runtime.WalkFS, done func(), res *mcp.CallToolResult) {
 	dir = b.sess.WorkDir
 	if path != "" {
@@ -220,6 +221,12 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 	if !ok {
 		done()
 		return "", nil, nil, errorResult(op, dir, searchUnsupported)
+	}
+	if runtime.NamesDir(path) {
+		if _, res := followedDir(ctx, f, op, dir); res != nil {
+			done()
+			return "", nil, nil, res
+		}
 	}
 	return dir, w, done, nil
 }

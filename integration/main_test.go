@@ -123,6 +123,10 @@ type proc struct {
 type procOptions struct {
 	dir string   // working directory; "" means the test's
 	env []string // added to childEnv()
+	// unrecorded keeps no copy of stdout: out, which must be its only
+	// reader, gets it, and what it has read is let go (a long run's
+	// output would not fit in memory).
+	unrecorded bool
 }
 
 // start runs the binary with args. The process is killed in t.Cleanup if it
@@ -144,6 +148,7 @@ func start(t *testing.T, opts procOptions, args ...string) *proc {
 		stderr: newLineLog(),
 		exited: make(chan struct{}),
 	}
+	p.stdout.forget = opts.unrecorded
 	p.out = p.stdout.reader()
 	cmd.Stdout = p.stdout
 	cmd.Stderr = p.stderr
@@ -247,6 +252,7 @@ type stream struct {
 	cond   *sync.Cond
 	buf    []byte
 	closed bool
+	forget bool // drop what the (only) reader has read
 }
 
 func newStream() *stream {
@@ -297,6 +303,9 @@ func (r *streamReader) Read(p []byte) (int, error) {
 	}
 	n := copy(p, s.buf[r.off:])
 	r.off += n
+	if s.forget {
+		s.buf, r.off = s.buf[r.off:], 0
+	}
 	return n, nil
 }
 

@@ -59,6 +59,7 @@ type proxyOptions struct {
 	agentFlags []string // after the mode's
 	proxyFlags []string // before --
 	editor     fakeeditor.Options
+	unrecorded bool // keep no copy of the proxy's stdout (procOptions.unrecorded)
 }
 
 // A proxyRun is a running proxy with its agent, and the fake editor on its
@@ -82,7 +83,7 @@ func startProxy(t *testing.T, o proxyOptions) *proxyRun {
 	args = append(args, "--", testAgentPath)
 	args = append(args, o.mode.flags...)
 	args = append(args, o.agentFlags...)
-	p := start(t, procOptions{}, args...)
+	p := start(t, procOptions{unrecorded: o.unrecorded}, args...)
 	if o.editor.Log == nil {
 		o.editor.Log = io.Discard
 	}

@@ -2,7 +2,7 @@
 // integration tests of mcp-acpfs proxy: a jsonrpc2.Conn over a wire.Stream
 // that serves fs/read_text_file and fs/write_text_file as Zed does, from a
 // runtimetest.MemFS of unsaved buffers, and records every message it
-// receives, byte for byte.
+// receives, byte for byte (or hands each to an observer).
 package fakeeditor
 
 import (
@@ -38,6 +38,12 @@ type Options struct {
 	// Log receives the log lines of the codec and of jsonrpc2; nil
 	// discards them.
 	Log io.Writer
+	// Observe, if not nil, is called on the editor's read loop with every
+	// message it receives, in order, before the message is handled. The
+	// editor then keeps none of them (Messages, Requests, Notifications
+	// and WaitFor see nothing), so that a long run holds no more than
+	// the test keeps.
+	Observe func(Message)
 }
 
 // An Editor is a running fake editor.
@@ -100,6 +106,19 @@ func (e *Editor) Notify(ctx context.Context, method string, params any) error {
 // messages the connection writes.
 func (e *Editor) WriteLine(line []byte) error {
 	_, err := e.out.Write(append(slices.Clip(line), '\n'))
+	return err
+}
+
+// WriteStream writes what r yields and a newline to the proxy as one line,
+// however long, between the messages the connection writes, without
+// holding it.
+func (e *Editor) WriteStream(r io.Reader) error {
+	e.out.mu.Lock()
+	defer e.out.mu.Unlock()
+	if _, err := io.Copy(e.out.w, r); err != nil {
+		return err
+	}
+	_, err := e.out.w.Write([]byte{'\n'})
 	return err
 }
 
@@ -230,6 +249,10 @@ func (e *Editor) record(line []byte) {
 	msg := Message{Message: m}
 	if err != nil {
 		msg = Message{Message: wire.Message{Raw: raw}, Malformed: true}
+	}
+	if e.opts.Observe != nil {
+		e.opts.Observe(msg)
+		return
 	}
 	e.mu.Lock()
 	e.msgs = append(e.msgs, msg)

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// goalRatio is the goal: the first server has at least goalRatio times
+// the throughput of each other, and at most 1/goalRatio of its memory.
+const goalRatio = 3
+
+// report is the outcome of a run.
+type report struct {
+	Started  time.Time
+	Servers  []*server
+	Root     string
+	Inflight int
+	Duration time.Duration
+	Warmup   time.Duration
+	Rounds   int
+	Machine  machine
+	Note     string
+
+	Rows      []row
+	Cells     map[string][]*cell // by row id, in the order of Servers
+	IdleStart []int64            // VmRSS after the handshake and a second's rest
+	IdleEnd   []int64            // VmRSS two seconds after the workload
+}
+
+// machine describes the machine the run was on.
+type machine struct {
+	Cores  int
+	Memory int64 // bytes
+	CPU    string
+	Kernel string
+	Go     string
+}
+
+func describeMachine() machine {
+	m := machine{Cores: runtime.NumCPU(), Go: runtime.Version()}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		var kb int64
+		for line := range strings.Lines(string(b)) {
+			if _, err := fmt.Sscanf(line, "MemTotal: %d kB", &kb); err == nil {
+				m.Memory = kb << 10
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		for sc.Scan() {
+			if name, value, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(name) == "model name" {
+				m.CPU = strings.TrimSpace(value)
+				break
+			}
+		}
+	}
+	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
+		m.Kernel = strings.TrimSpace(string(b))
+	}
+	return m
+}
+
+// markdown renders the report.
+func (r *report) markdown() string {
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	first := r.Servers[0]
+	others := r.Servers[1:]
+
+	p("Run %s on %d cores (%s), %s of memory, Linux %s; harness built with %s.\n",
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Cores, r.Machine.CPU, fmtBytes(r.Machine.Memory), r.Machine.Kernel, r.Machine.Go)
+	if r.Note != "" {
+		p("%s\n", r.Note)
+	}
+	p("\n")
+	for _, s := range r.Servers {
+		p("- **%s**: `%s` (server %s %s, protocol %s)\n", s.Label, r.displayArgv(s.Argv), s.hs.Name, s.hs.Version, s.hs.Protocol)
+	}
+	p("\nEach row started with a call whose result was checked, and %s of untimed calls to warm the server up. "+
+		"Each timed phase ran for %s (or to the row's least number of calls), in %d rounds, the servers taking turns round by round; "+
+		"\"1\" is one call in flight at a time, \"%d\" is %d calls in flight on the one stdio connection. "+
+		"calls/s is completed calls over the phase's wall time; p50 and p99 are of the latency of each call, "+
+		"from the request's write to its response's last byte, with one call in flight. "+
+		"Peak RSS is the server process's VmHWM over the row, reset before it.\n\n",
+		r.Warmup, r.Duration, r.Rounds, r.Inflight, r.Inflight)
+
+	// Throughput and latency.
+	p("| workload |")
+	for _, s := range r.Servers {
+		p(" %s calls/s (1 / %d) |", s.Label, r.Inflight)
+	}
+	for _, o := range others {
+		p(" %s ÷ %s (1 / %d) |", first.Label, o.Label, r.Inflight)
+	}
+	for _, s := range r.Servers {
+		p(" %s p50 / p99 |", s.Label)
+	}
+	p(" goal (≥ %d× throughput, ≤ ⅓ peak RSS) |\n|---|", goalRatio)
+	for range len(r.Servers)*2 + len(others) + 1 {
+		p("---:|")
+	}
+	p("\n")
+	var failures []string
+	for _, row := range r.Rows {
+		cells := r.Cells[row.ID]
+		p("| %s |", row.Name)
+		for i, c := range cells {
+			if c.Err != nil {
+				p(" fails after %s[^%d] |", fmtDur(c.ErrAfter), len(failures)+1)
+				failures = append(failures, fmt.Sprintf("%s, %s: %v", row.Name, r.Servers[i].Label, c.Err))
+				continue
+			}
+			p(" %s / %s |", fmtRate(c.Seq.rate()), fmtRate(c.Conc.rate()))
+		}
+		for i := range others {
+			a, o := cells[0], cells[i+1]
+			if a.Err != nil || o.Err != nil {
+				p(" – |")
+				continue
+			}
+			p(" %s / %s |", fmtRatio(a.Seq.rate(), o.Seq.rate()), fmtRatio(a.Conc.rate(), o.Conc.rate()))
+		}
+		for _, c := range cells {
+			if c.Err != nil || c.Seq == nil {
+				p(" – |")
+				continue
+			}
+			p(" %s / %s |", fmtDur(percentile(c.Seq.Latency, 50)), fmtDur(percentile(c.Seq.Latency, 99)))
+		}
+		var verdicts []string
+		for i := range others {
+			verdicts = append(verdicts, verdict(cells[0], cells[i+1], row.Goal))
+		}
+		p(" %s |\n", strings.Join(verdicts, "; "))
+	}
+	for i, f := range failures {
+		p("\n[^%d]: %s\n", i+1, r.clip(f))
+	}
+
+	// Memory.
+	p("\n| memory |")
+	for _, s := range r.Servers {
+		p(" %s |", s.Label)
+	}
+	for _, o := range others {
+		p(" %s ÷ %s |", first.Label, o.Label)
+	}
+	p(" goal (≤ ⅓) |\n|---|")
+	for range len(r.Servers) + len(others) + 1 {
+		p("---:|")
+	}
+	p("\n")
+	memRow := func(name string, vals []int64, goal bool) {
+		p("| %s |", name)
+		for _, v := range vals {
+			p(" %s |", fmtBytes(v))
+		}
+		var verdicts []string
+		for i := range others {
+			ratio := float64(vals[0]) / float64(vals[i+1])
+			p(" %s |", fmtFrac(ratio))
+			verdicts = append(verdicts, yesNo(goal, ratio <= 1.0/goalRatio))
+		}
+		p(" %s |\n", strings.Join(verdicts, "; "))
+	}
+	if len(r.IdleStart) == len(r.Servers) {
+		memRow("idle RSS after the handshake", r.IdleStart, true)
+	}
+	if len(r.IdleEnd) == len(r.Servers) {
+		memRow("idle RSS 2 s after the workload", r.IdleEnd, true)
+	}
+	overall := make([]int64, len(r.Servers))
+	for _, row := range r.Rows {
+		vals := make([]int64, len(r.Servers))
+		for i, c := range r.Cells[row.ID] {
+			vals[i] = c.Peak
+			overall[i] = max(overall[i], c.Peak)
+		}
+		memRow("peak RSS: "+row.Name, vals, row.Goal)
+	}
+	memRow("peak RSS over the whole run", overall, true)
+
+	// Latency with calls in flight, and CPU.
+	p("\n| workload |")
+	for _, s := range r.Servers {
+		p(" %s p50 / p99 with %d in flight |", s.Label, r.Inflight)
+	}
+	for _, s := range r.Servers {
+		p(" %s CPU per call |", s.Label)
+	}
+	p("\n|---|")
+	for range len(r.Servers) * 2 {
+		p("---:|")
+	}
+	p("\n")
+	for _, row := range r.Rows {
+		p("| %s |", row.Name)
+		for _, c := range r.Cells[row.ID] {
+			if c.Conc == nil {
+				p(" – |")
+				continue
+			}
+			p(" %s / %s |", fmtDur(percentile(c.Conc.Latency, 50)), fmtDur(percentile(c.Conc.Latency, 99)))
+		}
+		for _, c := range r.Cells[row.ID] {
+			if c.CPUPerCall == 0 {
+				p(" – |")
+				continue
+			}
+			p(" %s |", fmtDur(c.CPUPerCall))
+		}
+		p("\n")
+	}
+
+	// The calls made.
+	p("\n| workload |")
+	for _, s := range r.Servers {
+		p(" %s does |", s.Label)
+	}
+	p("\n|---|")
+	for range r.Servers {
+		p("---|")
+	}
+	p("\n")
+	for _, row := range r.Rows {
+		p("| %s |", row.Name)
+		for _, c := range r.Cells[row.ID] {
+			p(" %s |", c.Call)
+		}
+		p("\n")
+	}
+	return b.String()
+}
+
+// verdict says whether row holds the goal for a against o.
+func verdict(a, o *cell, goal bool) string {
+	if !goal {
+		return "(not a goal row)"
+	}
+	switch {
+	case a.Err != nil:
+		return "✗ fails"
+	case o.Err != nil:
+		return "✓ (the peer fails)"
+	}
+	var missed []string
+	if a.Seq.rate() < goalRatio*o.Seq.rate() || (a.Conc != nil && o.Conc != nil && a.Conc.rate() < goalRatio*o.Conc.rate()) {
+		missed = append(missed, "throughput")
+	}
+	if float64(a.Peak) > float64(o.Peak)/goalRatio {
+		missed = append(missed, "memory")
+	}
+	if len(missed) == 0 {
+		return "✓"
+	}
+	return "✗ " + strings.Join(missed, ", ")
+}
+
+func yesNo(goal, ok bool) string {
+	switch {
+	case !goal:
+		return "(not a goal row)"
+	case ok:
+		return "✓"
+	}
+	return "✗"
+}
+
+// displayArgv shows a command line without machine paths: the root is
+// ROOT, a path inside node_modules starts there, any other absolute path
+// is its base name.
+func (r *report) displayArgv(argv []string) string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		a = strings.ReplaceAll(a, "{root}", "ROOT")
+		switch {
+		case a == r.Root:
+			a = "ROOT"
+		case filepath.IsAbs(a):
+			if j := strings.LastIndex(a, "node_modules/"); j >= 0 {
+				a = a[j:]
+			} else {
+				a = filepath.Base(a)
+			}
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}
+
+// percentile returns the p-th percentile of sorted, by nearest rank.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// fmtDur shows d with three significant digits.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "–"
+	case d < time.Millisecond:
+		return sig3(float64(d)/float64(time.Microsecond)) + " µs"
+	case d < time.Second:
+		return sig3(float64(d)/float64(time.Millisecond)) + " ms"
+	}
+	return sig3(d.Seconds()) + " s"
+}
+
+// fmtRate shows calls per second.
+func fmtRate(r float64) string {
+	if r <= 0 {
+		return "–"
+	}
+	return sig3(r)
+}
+
+// fmtRatio shows a/b as a factor.
+func fmtRatio(a, b float64) string {
+	if a <= 0 || b <= 0 {
+		return "–"
+	}
+	return sig3(a/b) + "×"
+}
+
+// fmtFrac shows a memory ratio.
+func fmtFrac(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) || x <= 0 {
+		return "–"
+	}
+	return sig3(x) + "×"
+}
+
+// fmtBytes shows a size in MiB (GiB from 10 GiB up).
+func fmtBytes(n int64) string {
+	switch {
+	case n <= 0:
+		return "–"
+	case n >= 10<<30:
+		return fmt.Sprintf("%.0f GiB", float64(n)/(1<<30))
+	}
+	return sig3(float64(n)/(1<<20)) + " MiB"
+}
+
+// sig3 shows x with three significant digits, and no exponent.
+func sig3(x float64) string {
+	switch {
+	case x >= 100:
+		return fmt.Sprintf("%.0f", x)
+	case x >= 10:
+		return fmt.Sprintf("%.1f", x)
+	case x >= 1:
+		return fmt.Sprintf("%.2f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}
+
+// clip makes an error message a footnote: one line of at most 400
+// bytes, with the fixtures' root shown as ROOT.
+func (r *report) clip(s string) string {
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, r.Root, "ROOT")), " ")
+	if len(s) > 400 {
+		s = strings.ToValidUTF8(s[:400], "") + "…"
+	}
+	return s
+}

@@ -157,12 +157,20 @@ func (d *Disk) ReadDir(ctx context.Context, path string, max int) ([]FileInfo, b
 	if err != nil {
 		return nil, false, d.mapErr(op, path, err)
 	}
+	// The entries are looked up in the directory opened as a root of its
+	// own: one fstatat per name, where r.root.Lstat(rel/name) would open
+	// and close the directory again for every entry.
+	dir, err := r.root.OpenRoot(rel)
+	if err != nil {
+		return nil, false, d.dirErr(op, path, r, rel, err)
+	}
+	defer dir.Close()
 	entries := make([]FileInfo, 0, len(names))
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, false, &fs.PathError{Op: op, Path: path, Err: err}
 		}
-		info, err := r.root.Lstat(filepath.Join(rel, name))
+		info, err := dir.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

@@ -177,20 +177,8 @@ func listToolSchemas(tb testing.TB, srv *server.MCPServer) ([]string, map[string
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range list.Result.Tools {
 		names = append(names, tool.Name)
-		if len(tool.OutputSchema) == 0 {
-			continue
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(tool.OutputSchema))
-		if err != nil {
-			tb.Fatalf("%s: output schema: %v", tool.Name, err)
-		}
-		comp := jsonschema.NewCompiler()
-		url := "mem:///" + tool.Name + ".json"
-		if err := comp.AddResource(url, doc); err != nil {
-			tb.Fatal(err)
-		}
-		if schemas[tool.Name], err = comp.Compile(url); err != nil {
-			tb.Fatalf("%s: output schema does not compile: %v", tool.Name, err)
+		if sch := compileOutputSchema(tb, tool.Name, tool.OutputSchema); sch != nil {
+			schemas[tool.Name] = sch
 		}
 	}
 	if len(names) < 12 {

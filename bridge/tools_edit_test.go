@@ -146,32 +146,9 @@ func outputSchemas(t testing.TB, c *client.Client) map[string]*jsonschema.Schema
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	for _, tool := range res.Tools {
-		raw, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
+		if sch := toolOutputSchema(t, tool); sch != nil {
+			schemas[tool.Name] = sch
 		}
-		var m struct {
-			OutputSchema json.RawMessage `json:"outputSchema"`
-		}
-		if err := json.Unmarshal(raw, &m); err != nil {
-			t.Fatal(err)
-		}
-		if len(m.OutputSchema) == 0 {
-			continue
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(m.OutputSchema))
-		if err != nil {
-			t.Fatal(err)
-		}
-		comp := jsonschema.NewCompiler()
-		if err := comp.AddResource(tool.Name+".json", doc); err != nil {
-			t.Fatal(err)
-		}
-		sch, err := comp.Compile(tool.Name + ".json")
-		if err != nil {
-			t.Fatalf("%s: output schema %s: %v", tool.Name, m.OutputSchema, err)
-		}
-		schemas[tool.Name] = sch
 	}
 	return schemas
 }

@@ -52,34 +52,9 @@ func connectChecked(t *testing.T, f *fixture, version string) *schemaClient {
 	}
 	sc := &schemaClient{Client: c, t: t, schemas: map[string]*jsonschema.Schema{}}
 	for _, tool := range res.Tools {
-		raw, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
+		if sch := toolOutputSchema(t, tool); sch != nil {
+			sc.schemas[tool.Name] = sch
 		}
-		var wire struct {
-			OutputSchema json.RawMessage `json:"outputSchema"`
-		}
-		if err := json.Unmarshal(raw, &wire); err != nil {
-			t.Fatal(err)
-		}
-		if len(wire.OutputSchema) == 0 {
-			continue
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(wire.OutputSchema))
-		if err != nil {
-			t.Fatalf("%s: output schema: %v", tool.Name, err)
-		}
-		comp := jsonschema.NewCompiler()
-		comp.AssertFormat()
-		url := "mem:///" + tool.Name + ".json"
-		if err := comp.AddResource(url, doc); err != nil {
-			t.Fatal(err)
-		}
-		sch, err := comp.Compile(url)
-		if err != nil {
-			t.Fatalf("%s: output schema does not compile: %v", tool.Name, err)
-		}
-		sc.schemas[tool.Name] = sch
 	}
 	return sc
 }

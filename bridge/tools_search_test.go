@@ -42,27 +42,8 @@ func connectSearch(t *testing.T, srv *server.MCPServer, version string) *searchC
 		if tool.Name != bridge.Glob && tool.Name != bridge.Grep {
 			continue
 		}
-		raw, err := json.Marshal(tool)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var wire struct {
-			OutputSchema json.RawMessage `json:"outputSchema"`
-		}
-		if err := json.Unmarshal(raw, &wire); err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(wire.OutputSchema))
-		if err != nil {
-			t.Fatalf("%s: output schema %s: %v", tool.Name, wire.OutputSchema, err)
-		}
-		comp := jsonschema.NewCompiler()
-		url := "mem:///" + tool.Name + ".json"
-		if err := comp.AddResource(url, doc); err != nil {
-			t.Fatal(err)
-		}
-		if sc.schemas[tool.Name], err = comp.Compile(url); err != nil {
-			t.Fatalf("%s: output schema does not compile: %v", tool.Name, err)
+		if sch := toolOutputSchema(t, tool); sch != nil {
+			sc.schemas[tool.Name] = sch
 		}
 	}
 	if len(sc.schemas) != 2 {

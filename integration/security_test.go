@@ -122,34 +122,12 @@ func (f *secFixture) remake(t *testing.T, rel string) {
 // a file's content, a link's target.
 func (f *secFixture) outsideTree(t *testing.T) map[string]string {
 	t.Helper()
-	m := fsTree(t, f.base)
+	m := runtimetest.Tree(t, f.base)
 	for p := range m {
 		if p == f.root || strings.HasPrefix(p, f.root+string(filepath.Separator)) {
 			delete(m, p)
 		}
 	}
-	return m
-}
-
-// fsTree records every entry under dir, without following symlinks.
-func fsTree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			m[p] = "error: " + err.Error()
-		case e.Type().IsRegular():
-			b, _ := os.ReadFile(p)
-			m[p] = "file: " + string(b)
-		case e.Type()&os.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			m[p] = "link: " + target
-		default:
-			m[p] = e.Type().String()
-		}
-		return nil
-	})
 	return m
 }
 
@@ -364,10 +342,10 @@ func checkOutcome(t *testing.T, c plannedCall, res outcome) {
 func runSecuritySuite(t *testing.T, mode string, target securityTarget, f *secFixture) {
 	attacks := loadAttacks(t, f)
 	refused, deletes, moves := plan(attacks)
-	outside, inside := f.outsideTree(t), fsTree(t, f.root)
+	outside, inside := f.outsideTree(t), runtimetest.Tree(t, f.root)
 
 	calls := runCalls(t, target, f, refused)
-	if after := fsTree(t, f.root); !maps.Equal(inside, after) {
+	if after := runtimetest.Tree(t, f.root); !maps.Equal(inside, after) {
 		t.Errorf("refused calls changed the root:\n%v\n->\n%v", inside, after)
 	}
 	// The entries themselves: deleted, made again, moved. Only they

@@ -213,29 +213,6 @@ type fullFS interface {
 	runtime.HashFS
 }
 
-// tree records every entry under dir, without following symlinks: its
-// type, and a file's content or a link's target.
-func tree(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
-		switch {
-		case err != nil:
-			m[p] = "error: " + err.Error()
-		case e.Type().IsRegular():
-			b, _ := os.ReadFile(p)
-			m[p] = "file: " + string(b)
-		case e.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			m[p] = "link: " + target
-		default:
-			m[p] = e.Type().String()
-		}
-		return nil
-	})
-	return m
-}
-
 // An extAttack is one operation of the optional interfaces, tried on a
 // path. It returns the operation's error and anything it let through.
 type extAttack struct {
@@ -325,7 +302,7 @@ var extAttacks = []extAttack{
 // nothing outside the root, nor inside it, changed.
 func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 	t.Helper()
-	outside, sibling, inside := tree(t, base+"/outside"), tree(t, base+"/root_backup"), tree(t, root)
+	outside, sibling, inside := runtimetest.Tree(t, base+"/outside"), runtimetest.Tree(t, base+"/root_backup"), runtimetest.Tree(t, root)
 	attacks := append(pathAttacks(base, root), "link_dir", "parent_link", "chain1", "proc_root")
 	tried := 0
 	for _, op := range extAttacks {
@@ -354,13 +331,13 @@ func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 			}
 		}
 	}
-	if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+	if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
 		t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
 	}
-	if after := tree(t, base+"/root_backup"); !maps.Equal(sibling, after) {
+	if after := runtimetest.Tree(t, base+"/root_backup"); !maps.Equal(sibling, after) {
 		t.Errorf("sibling directory changed:\n%v\n->\n%v", sibling, after)
 	}
-	if after := tree(t, root); !maps.Equal(inside, after) {
+	if after := runtimetest.Tree(t, root); !maps.Equal(inside, after) {
 		t.Errorf("refused operations changed the root:\n%v\n->\n%v", inside, after)
 	}
 	return tried
@@ -395,7 +372,7 @@ func TestRouterRefusesPathAttacksExt(t *testing.T) {
 func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
 	base, root := attackFixture(t)
 	d := openDisk(t, runtime.DiskOptions{}, root)
-	before := tree(t, base+"/outside")
+	before := runtimetest.Tree(t, base+"/outside")
 	types := map[string]runtime.FileType{}
 	err := d.Walk(t.Context(), root, func(path string, info runtime.FileInfo, err error) error {
 		if err != nil {
@@ -428,7 +405,7 @@ func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
 			t.Errorf("ReadDir: %s is a %s, want a %s", e.Name, e.Type, want[e.Name])
 		}
 	}
-	if after := tree(t, base+"/outside"); !maps.Equal(before, after) {
+	if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(before, after) {
 		t.Errorf("outside directory changed: %v -> %v", before, after)
 	}
 }
@@ -442,7 +419,7 @@ func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
 		t.Run(link, func(t *testing.T) {
 			base, root := attackFixture(t)
 			d := openDisk(t, runtime.DiskOptions{}, root)
-			outside := tree(t, base+"/outside")
+			outside := runtimetest.Tree(t, base+"/outside")
 			target, err := os.Readlink(root + "/" + link)
 			if err != nil {
 				t.Fatal(err)
@@ -483,7 +460,7 @@ func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
 					t.Errorf("Remove(recursive=%t) left the link: %v", recursive, err)
 				}
 			}
-			if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+			if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
 				t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
 			}
 		})
@@ -500,7 +477,7 @@ func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := openDisk(t, runtime.DiskOptions{}, alias)
-	before := tree(t, real)
+	before := runtimetest.Tree(t, real)
 	for _, root := range []string{alias, real} {
 		for _, recursive := range []bool{false, true} {
 			if err := d.Remove(t.Context(), root, recursive); !errors.Is(err, fs.ErrPermission) || errors.Is(err, runtime.ErrOutsideRoots) {
@@ -525,7 +502,7 @@ func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
 			t.Errorf("Remove of a link to the root: %v", err)
 		}
 	}
-	if after := tree(t, real); !maps.Equal(before, after) {
+	if after := runtimetest.Tree(t, real); !maps.Equal(before, after) {
 		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // TestParentSwappedDuringWrites: while one goroutine writes and reads
@@ -28,7 +29,7 @@ func TestParentSwappedDuringWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := openDisk(t, runtime.DiskOptions{}, root)
-	outside := tree(t, outsideDir)
+	outside := runtimetest.Tree(t, outsideDir)
 
 	const writes = 400
 	var stop atomic.Bool
@@ -75,7 +76,7 @@ func TestParentSwappedDuringWrites(t *testing.T) {
 	}
 	stop.Store(true)
 	wg.Wait()
-	if after := tree(t, outsideDir); !maps.Equal(outside, after) {
+	if after := runtimetest.Tree(t, outsideDir); !maps.Equal(outside, after) {
 		t.Errorf("the outside directory changed:\n%v\n->\n%v", outside, after)
 	}
 	if outsideRoots == 0 {

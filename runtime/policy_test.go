@@ -249,7 +249,7 @@ var contentOps = map[string]func(ctx context.Context, d *runtime.Disk, p string)
 func TestDiskRefusesHardLinks(t *testing.T) {
 	base, root := hardLinkFixture(t)
 	d := openDisk(t, runtime.DiskOptions{}, root)
-	outside := tree(t, base+"/outside")
+	outside := runtimetest.Tree(t, base+"/outside")
 	for _, name := range []string{"hl-out.txt", "hl-in.txt", "in.txt", "sym-to-hl"} {
 		p := root + "/" + name
 		for op, run := range contentOps {
@@ -283,7 +283,7 @@ func TestDiskRefusesHardLinks(t *testing.T) {
 	if err := d.Remove(t.Context(), root+"/moved.txt", false); err != nil {
 		t.Errorf("remove: %v", err)
 	}
-	if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+	if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
 		t.Errorf("outside changed:\n%v\n->\n%v", outside, after)
 	}
 	// A file that has one name again is no longer refused.
@@ -389,7 +389,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 		}
 	}
 	d := openDisk(t, runtime.DiskOptions{}, root)
-	outside := tree(t, base+"/outside")
+	outside := runtimetest.Tree(t, base+"/outside")
 	for name, want := range map[string]error{
 		root + "/fifo":                runtime.ErrNotRegular,
 		root + "/sock":                runtime.ErrNotRegular,
@@ -416,7 +416,7 @@ func TestSpecialFilesNeverBlock(t *testing.T) {
 			t.Errorf("read %s: %v; want it named a %s", name, err, kind)
 		}
 	}
-	if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+	if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
 		t.Errorf("outside changed:\n%v\n->\n%v", outside, after)
 	}
 
@@ -446,7 +446,7 @@ func TestSymlinkSwappedInBetweenCalls(t *testing.T) {
 	base, root := attackFixture(t)
 	writeFile(t, root+"/sub/victim.txt", "victim\n")
 	d := openDisk(t, runtime.DiskOptions{}, root)
-	outside := tree(t, base+"/outside")
+	outside := runtimetest.Tree(t, base+"/outside")
 	p := root + "/sub/victim.txt"
 	if got, err := d.ReadTextFile(t.Context(), p, 0, 0); err != nil || got != "victim\n" {
 		t.Fatalf("first read = %q, %v", got, err)
@@ -484,7 +484,7 @@ func TestSymlinkSwappedInBetweenCalls(t *testing.T) {
 	if err := d.MkdirAll(t.Context(), root+"/sub/newdir"); !errors.Is(err, runtime.ErrOutsideRoots) {
 		t.Errorf("mkdir in the swapped directory = %v", err)
 	}
-	if after := tree(t, base+"/outside"); !maps.Equal(outside, after) {
+	if after := runtimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
 		t.Errorf("outside changed:\n%v\n->\n%v", outside, after)
 	}
 }

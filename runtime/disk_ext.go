@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 )
@@ -132,101 +133,146 @@ func (d *Disk) dirErr(op, path string, r *diskRoot, rel string, err error) error
 	return d.mapErr(op, path, err)
 }
 
-// dirChunk is how many names ReadDir asks the kernel for at a time.
-const dirChunk = 1024
-
-// ReadDir implements [DirFS]. The directory is opened through os.Root (a
-// symlinked directory is followed within the root and refused if it leads
-// out) and read in chunks of names; with a cap, only the max smallest
-// names are kept, in a bounded heap, so memory is O(max) however large
-// the directory. Only the entries returned are then described, without
-// following symlinks. An entry removed between the listing and its lstat
-// is left out.
+// ReadDir implements [DirFS]: the entries ListDir names, each then
+// described without following symlinks, one fstatat each in the directory
+// opened as a root of its own (r.root.Lstat(rel/name) would open and
+// close the directory again for every entry). An entry removed between
+// the listing and its lstat is left out.
 func (d *Disk) ReadDir(ctx context.Context, path string, max int) ([]FileInfo, bool, error) {
 	const op = "readdir"
-	r, rel, err := d.begin(ctx, op, path)
+	l, names, truncated, err := d.list(ctx, op, path, max)
 	if err != nil {
 		return nil, false, err
 	}
-	f, _, err := r.openDir(rel)
+	defer l.close()
+	dir, err := l.root()
 	if err != nil {
-		return nil, false, d.dirErr(op, path, r, rel, err)
+		return nil, false, d.dirErr(op, path, l.r, l.rel, err)
 	}
-	names, truncated, err := smallestNames(ctx, f, max)
-	f.Close()
-	if err != nil {
-		return nil, false, d.mapErr(op, path, err)
-	}
-	// The entries are looked up in the directory opened as a root of its
-	// own: one fstatat per name, where r.root.Lstat(rel/name) would open
-	// and close the directory again for every entry.
-	dir, err := r.root.OpenRoot(rel)
-	if err != nil {
-		return nil, false, d.dirErr(op, path, r, rel, err)
-	}
-	defer dir.Close()
 	entries := make([]FileInfo, 0, len(names))
-	for _, name := range names {
+	for _, e := range names {
 		if err := ctx.Err(); err != nil {
 			return nil, false, &fs.PathError{Op: op, Path: path, Err: err}
 		}
-		info, err := dir.Lstat(name)
+		info, err := dir.Lstat(e.Name)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, false, d.mapErr(op, path, err)
 		}
-		entries = append(entries, newFileInfo(filepath.Join(path, name), info))
+		entries = append(entries, newFileInfo(filepath.Join(path, e.Name), info))
 	}
 	return entries, truncated, nil
 }
 
-// smallestNames reads the names in the directory f, a chunk at a time, and
-// returns the max smallest of them sorted (all of them if max <= 0), and
-// whether there were more.
-func smallestNames(ctx context.Context, f *os.File, max int) ([]string, bool, error) {
-	var h nameHeap
-	truncated := false
-	for {
-		if err := ctx.Err(); err != nil {
-			return nil, false, err
-		}
-		chunk, err := f.Readdirnames(dirChunk)
-		for _, name := range chunk {
-			switch {
-			case max <= 0:
-				h = append(h, name) // no heap order needed
-			case len(h) < max:
-				heap.Push(&h, name)
-			default:
-				truncated = true
-				if name < h[0] {
-					h[0] = name
-					heap.Fix(&h, 0)
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, false, err
-		}
+// ListDir implements [DirFS]. The directory is opened through os.Root (a
+// symlinked directory is followed within the root and refused if it leads
+// out) and read a buffer at a time, each name with the type the directory
+// records for it (see readDirEntries); with a cap, only the max smallest
+// names are kept, in a bounded heap, so memory is O(max) however large
+// the directory.
+func (d *Disk) ListDir(ctx context.Context, path string, max int) ([]DirEntry, bool, error) {
+	l, entries, truncated, err := d.list(ctx, "readdir", path, max)
+	if err != nil {
+		return nil, false, err
 	}
-	slices.Sort(h)
-	return h, truncated, nil
+	l.close()
+	return entries, truncated, nil
 }
 
-// nameHeap is a max-heap of names: the largest, the first to drop, is on
-// top.
-type nameHeap []string
+// list reads the directory at path for ReadDir and ListDir. The lister it
+// returns has the directory open as a root if a lookup needed it; the
+// caller closes it.
+func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, []DirEntry, bool, error) {
+	r, rel, err := d.begin(ctx, op, path)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	f, _, err := r.openDir(rel)
+	if err != nil {
+		return nil, nil, false, d.dirErr(op, path, r, rel, err)
+	}
+	defer f.Close()
+	l := &dirLister{r: r, rel: rel}
+	var h entryHeap
+	truncated := false
+	err = readDirEntries(ctx, f, l.lookup, func(e DirEntry) {
+		switch {
+		case max <= 0 || len(h) < max:
+			h = append(h, e) // no heap order needed until the cap is passed
+		default:
+			if !truncated {
+				truncated = true
+				heap.Init(&h)
+			}
+			if e.Name < h[0].Name {
+				h[0] = e
+				heap.Fix(&h, 0)
+			}
+		}
+	})
+	if err != nil {
+		l.close()
+		return nil, nil, false, d.mapErr(op, path, err)
+	}
+	slices.SortFunc(h, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	return l, h, truncated, nil
+}
 
-func (h nameHeap) Len() int           { return len(h) }
-func (h nameHeap) Less(i, j int) bool { return h[i] > h[j] }
-func (h nameHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *nameHeap) Push(x any)        { *h = append(*h, x.(string)) }
-func (h *nameHeap) Pop() any {
+// typeLookup describes the entry name of a directory being listed, for a
+// listing that was not told its type; ok is false if it is gone.
+type typeLookup func(name string) (typ FileType, ok bool, err error)
+
+// dirLister opens the directory being listed as an os.Root, once and only
+// when needed, to describe its entries without following symlinks.
+type dirLister struct {
+	r   *diskRoot
+	rel string
+	dir *os.Root
+}
+
+func (l *dirLister) root() (*os.Root, error) {
+	if l.dir == nil {
+		dir, err := l.r.root.OpenRoot(l.rel)
+		if err != nil {
+			return nil, err
+		}
+		l.dir = dir
+	}
+	return l.dir, nil
+}
+
+func (l *dirLister) lookup(name string) (FileType, bool, error) {
+	dir, err := l.root()
+	if err != nil {
+		return "", false, err
+	}
+	info, err := dir.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	return fileType(info.Mode()), true, nil
+}
+
+func (l *dirLister) close() {
+	if l.dir != nil {
+		l.dir.Close()
+	}
+}
+
+// entryHeap is a max-heap of entries by name: the largest, the first to
+// drop, is on top.
+type entryHeap []DirEntry
+
+func (h entryHeap) Len() int           { return len(h) }
+func (h entryHeap) Less(i, j int) bool { return h[i].Name > h[j].Name }
+func (h entryHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *entryHeap) Push(x any)        { *h = append(*h, x.(DirEntry)) }
+func (h *entryHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]
 	*h = old[:len(old)-1]

@@ -46,6 +46,13 @@ type FileInfo struct {
 	Mode    fs.FileMode // type and permission bits, as fs.FileInfo.Mode
 }
 
+// A DirEntry is an entry of a directory as the directory itself records
+// it: a name and a type, known without describing the entry further.
+type DirEntry struct {
+	Name string
+	Type FileType
+}
+
 // A StatFS describes a file, as lstat does: a symlink is reported as one.
 type StatFS interface {
 	Stat(ctx context.Context, path string) (FileInfo, error)
@@ -59,6 +66,11 @@ type DirFS interface {
 	// as Stat does, so a symlink is an entry of type TypeSymlink. A path
 	// that is not a directory is an error wrapping fs.ErrInvalid.
 	ReadDir(ctx context.Context, path string, max int) (entries []FileInfo, truncated bool, err error)
+	// ListDir is ReadDir for names and types alone: the same entries,
+	// order, cap and errors, without describing each entry, which on
+	// disk costs a system call per entry where the listing costs one per
+	// thousand or so.
+	ListDir(ctx context.Context, path string, max int) (entries []DirEntry, truncated bool, err error)
 	// MkdirAll creates the directory at path and any missing parents,
 	// as mkdir -p does. An existing directory is not an error; a file
 	// in the way is an error wrapping fs.ErrExist.

@@ -25,6 +25,11 @@ func (r *Router) Stat(ctx context.Context, path string) (FileInfo, error) {
 	return r.disk.Stat(ctx, path)
 }
 
+// ListDir implements [DirFS] on disk.
+func (r *Router) ListDir(ctx context.Context, path string, max int) ([]DirEntry, bool, error) {
+	return r.disk.ListDir(ctx, path, max)
+}
+
 // ReadDir implements [DirFS] on disk.
 func (r *Router) ReadDir(ctx context.Context, path string, max int) ([]FileInfo, bool, error) {
 	return r.disk.ReadDir(ctx, path, max)

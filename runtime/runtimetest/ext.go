@@ -29,6 +29,7 @@ import (
 //     wraps fs.ErrNotExist;
 //   - [runtime.DirFS]: ReadDir sorts by name in byte order, caps at max
 //     and says when it truncated, and refuses a file with fs.ErrInvalid;
+//     ListDir names the same entries, with the same types, cap and errors;
 //     MkdirAll makes parents, accepts an existing directory and refuses a
 //     file in the way with fs.ErrExist;
 //   - [runtime.WalkFS]: lexical order, absolute entry paths, fs.SkipDir
@@ -115,6 +116,9 @@ func newExtTester(ctx context.Context, fsys runtime.FS, dir string) (*extTester,
 func statCall(path string) string { return fmt.Sprintf("Stat(%q)", path) }
 func readDirCall(path string, max int) string {
 	return fmt.Sprintf("ReadDir(%q, max=%d)", path, max)
+}
+func listDirCall(path string, max int) string {
+	return fmt.Sprintf("ListDir(%q, max=%d)", path, max)
 }
 func mkdirCall(path string) string { return fmt.Sprintf("MkdirAll(%q)", path) }
 func walkCall(root string) string  { return fmt.Sprintf("Walk(%q)", root) }
@@ -316,6 +320,30 @@ type entry struct {
 
 func (e entry) String() string { return e.name + "(" + string(e.typ) + ")" }
 
+func listedOf(des []runtime.DirEntry) []entry {
+	out := make([]entry, len(des))
+	for i, de := range des {
+		out[i] = entry{de.Name, de.Type}
+	}
+	return out
+}
+
+// listed checks ListDir(path, max) against want and wantTrunc, what
+// ReadDir gives.
+func (t *extTester) listed(check, path string, max int, want []entry, wantTrunc bool) {
+	call := listDirCall(path, max)
+	des, truncated, err := t.dirs.ListDir(t.ctx, path, max)
+	if !t.ok(check, call, err) {
+		return
+	}
+	if got := listedOf(des); !slices.Equal(got, want) {
+		t.errorf(check, "%s = %v, want %v", call, got, want)
+	}
+	if truncated != wantTrunc {
+		t.errorf(check, "%s: truncated is %t, want %t", call, truncated, wantTrunc)
+	}
+}
+
 func entriesOf(infos []runtime.FileInfo) []entry {
 	out := make([]entry, len(infos))
 	for i, info := range infos {
@@ -350,9 +378,11 @@ func (t *extTester) checkReadDir() {
 			t.errorf(check, "%s = %v, want %v", call, got, w)
 			continue
 		}
-		if wantTrunc := len(w) < len(want); truncated != wantTrunc {
+		wantTrunc := len(w) < len(want)
+		if truncated != wantTrunc {
 			t.errorf(check, "%s: truncated is %t, want %t", call, truncated, wantTrunc)
 		}
+		t.listed(check, dir, max, w, wantTrunc)
 		for _, info := range infos {
 			p := filepath.Join(dir, info.Name)
 			size := int64(-1)
@@ -373,19 +403,21 @@ func (t *extTester) checkReadDir() {
 		if t.ok(check, readDirCall(empty, 10), err) && (len(infos) != 0 || truncated) {
 			t.errorf(check, "%s = %v, truncated=%t; want no entries", readDirCall(empty, 10), entriesOf(infos), truncated)
 		}
+		t.listed(check, empty, 10, []entry{}, false)
 	}
-	file := filepath.Join(dir, "a.txt")
-	_, _, err := t.dirs.ReadDir(t.ctx, file, 0)
-	t.fails(check, readDirCall(file, 0), file, err, is(fs.ErrInvalid))
-	missing := t.path("list", "missing")
-	_, _, err = t.dirs.ReadDir(t.ctx, missing, 0)
-	t.fails(check, readDirCall(missing, 0), missing, err, is(fs.ErrNotExist))
+	// Both calls must fail alike.
+	fail := func(ctx context.Context, path, note string, e expect) {
+		_, _, err := t.dirs.ReadDir(ctx, path, 0)
+		t.fails(check, readDirCall(path, 0)+note, path, err, e)
+		_, _, err = t.dirs.ListDir(ctx, path, 0)
+		t.fails(check, listDirCall(path, 0)+note, path, err, e)
+	}
+	fail(t.ctx, filepath.Join(dir, "a.txt"), "", is(fs.ErrInvalid))
+	fail(t.ctx, t.path("list", "missing"), "", is(fs.ErrNotExist))
 	for _, bad := range t.badPaths(filepath.Join(dir, "c")) {
-		_, _, err := t.dirs.ReadDir(t.ctx, bad.path, 0)
-		t.fails(check, readDirCall(bad.path, 0), bad.path, err, bad.e)
+		fail(t.ctx, bad.path, "", bad.e)
 	}
-	_, _, err = t.dirs.ReadDir(t.cancelled(), dir, 0)
-	t.fails(check, readDirCall(dir, 0)+" with a cancelled context", dir, err, is(context.Canceled))
+	fail(t.cancelled(), dir, " with a cancelled context", is(context.Canceled))
 }
 
 // checkMkdirAll checks DirFS.MkdirAll.
@@ -902,6 +934,7 @@ func TestSymlinks(ctx context.Context, fsys runtime.FS, dir string, symlink func
 			if got := entriesOf(infos); !slices.Equal(got, want) {
 				t.errorf(check, "%s = %v, want %v", call, got, want)
 			}
+			t.listed(check, t.dir, 0, want, false)
 			for _, info := range infos {
 				if info.Name == "link-file" && info.Size != int64(len("target.txt")) {
 					t.errorf(check, "%s: the link %q has Size %d, want %d", call, info.Name, info.Size, len("target.txt"))
@@ -910,7 +943,9 @@ func TestSymlinks(ctx context.Context, fsys runtime.FS, dir string, symlink func
 		}
 		call = readDirCall(linkDir, 0)
 		if infos, _, err := t.dirs.ReadDir(t.ctx, linkDir, 0); t.ok(check, call, err) {
-			if got, want := entriesOf(infos), []entry{{"inner.txt", runtime.TypeFile}}; !slices.Equal(got, want) {
+			want := []entry{{"inner.txt", runtime.TypeFile}}
+			t.listed(check, linkDir, 0, want, false)
+			if got := entriesOf(infos); !slices.Equal(got, want) {
 				t.errorf(check, "%s = %v, want the target's %v", call, got, want)
 			} else if infos[0].Path != filepath.Join(linkDir, "inner.txt") {
 				t.errorf(check, "%s: entry Path is %q, want %q", call, infos[0].Path, filepath.Join(linkDir, "inner.txt"))
@@ -1024,6 +1059,8 @@ func TestRootsExt(ctx context.Context, fsys runtime.FS, root, outside string) er
 	if t.dirs != nil {
 		_, _, err := t.dirs.ReadDir(t.ctx, outside, 0)
 		t.fails(check, readDirCall(outside, 0), outside, err, refused)
+		_, _, err = t.dirs.ListDir(t.ctx, outside, 0)
+		t.fails(check, listDirCall(outside, 0), outside, err, refused)
 		t.fails(check, mkdirCall(outside), outside, t.dirs.MkdirAll(t.ctx, outside), refused)
 		sub := filepath.Join(outside, "sub")
 		t.fails(check, mkdirCall(sub), sub, t.dirs.MkdirAll(t.ctx, sub), refused)

@@ -160,6 +160,15 @@ func (osExtFS) ReadDir(ctx context.Context, path string, max int) ([]runtime.Fil
 	return out, truncated, nil
 }
 
+func (o osExtFS) ListDir(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error) {
+	infos, truncated, err := o.ReadDir(ctx, path, max)
+	out := make([]runtime.DirEntry, len(infos))
+	for i, fi := range infos {
+		out[i] = runtime.DirEntry{Name: fi.Name, Type: fi.Type}
+	}
+	return out, truncated, err
+}
+
 func (osExtFS) MkdirAll(ctx context.Context, path string) error {
 	if err := osCheck(ctx, path); err != nil {
 		return &fs.PathError{Op: "mkdir", Path: path, Err: err}
@@ -278,6 +287,7 @@ type extFuncs struct {
 	m        *runtimetest.ExtMemFS
 	stat     func(ctx context.Context, path string) (runtime.FileInfo, error)
 	readDir  func(ctx context.Context, path string, max int) ([]runtime.FileInfo, bool, error)
+	listDir  func(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error)
 	mkdirAll func(ctx context.Context, path string) error
 	walk     func(ctx context.Context, root string, fn runtime.WalkFunc) error
 	move     func(ctx context.Context, src, dst string, overwrite bool) error
@@ -306,6 +316,13 @@ func (f *extFuncs) ReadDir(ctx context.Context, path string, max int) ([]runtime
 		return f.readDir(ctx, path, max)
 	}
 	return f.m.ReadDir(ctx, path, max)
+}
+
+func (f *extFuncs) ListDir(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error) {
+	if f.listDir != nil {
+		return f.listDir(ctx, path, max)
+	}
+	return f.m.ListDir(ctx, path, max)
 }
 
 func (f *extFuncs) MkdirAll(ctx context.Context, path string) error {
@@ -420,6 +437,20 @@ var brokenExts = []struct {
 				return []runtime.FileInfo{fi}, false, nil
 			}
 			return m.ReadDir(ctx, path, max)
+		}}
+	}},
+	{"listdir ignores max", "ListDir(\"/work/runtimetest/list\", max=4) = [B.txt(file) a-dir(directory) a.txt(file) b.txt(file) c(directory)]", func(m *runtimetest.ExtMemFS) *extFuncs {
+		return &extFuncs{m: m, listDir: func(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error) {
+			return m.ListDir(ctx, path, 0)
+		}}
+	}},
+	{"listdir lists a missing directory as empty", "ListDir(\"/work/runtimetest/list/missing\", max=0)", func(m *runtimetest.ExtMemFS) *extFuncs {
+		return &extFuncs{m: m, listDir: func(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error) {
+			des, tr, err := m.ListDir(ctx, path, max)
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, false, nil
+			}
+			return des, tr, err
 		}}
 	}},
 	{"mkdir is not idempotent", "of an existing directory", func(m *runtimetest.ExtMemFS) *extFuncs {

@@ -171,6 +171,19 @@ func (m *ExtMemFS) ReadDir(ctx context.Context, path string, max int) ([]runtime
 	return entries, truncated, nil
 }
 
+// ListDir implements [runtime.DirFS].
+func (m *ExtMemFS) ListDir(ctx context.Context, path string, max int) ([]runtime.DirEntry, bool, error) {
+	infos, truncated, err := m.ReadDir(ctx, path, max)
+	if err != nil {
+		return nil, false, err
+	}
+	entries := make([]runtime.DirEntry, len(infos))
+	for i, fi := range infos {
+		entries[i] = runtime.DirEntry{Name: fi.Name, Type: fi.Type}
+	}
+	return entries, truncated, nil
+}
+
 // MkdirAll implements [runtime.DirFS].
 func (m *ExtMemFS) MkdirAll(ctx context.Context, path string) error {
 	if err := m.check(ctx, path); err != nil {

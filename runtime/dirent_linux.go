@@ -1,0 +1,114 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// direntBuf is the size of the buffer each getdents64 call fills: about
+// a thousand entries of ordinary names.
+const direntBuf = 32 << 10
+
+// readDirEntries calls fn with each entry of the directory f (not "." or
+// ".."), in the order the directory gives them, typed from the d_type
+// that getdents64 returns with each name, so the listing costs no system
+// call per entry. Where the file system records no type (DT_UNKNOWN),
+// lookup describes the entry; an entry it reports gone is left out.
+func readDirEntries(ctx context.Context, f *os.File, lookup typeLookup, fn func(DirEntry)) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, direntBuf)
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var n int
+		var rerr error
+		if err := rc.Read(func(fd uintptr) bool {
+			n, rerr = ignoringEINTRn(func() (int, error) { return unix.Getdents(int(fd), buf) })
+			return true
+		}); err != nil {
+			return err
+		}
+		if rerr != nil {
+			return &os.SyscallError{Syscall: "getdents64", Err: rerr}
+		}
+		if n <= 0 {
+			return nil
+		}
+		if err := parseDirents(buf[:n], lookup, fn); err != nil {
+			return err
+		}
+	}
+}
+
+// Offsets in a struct linux_dirent64: d_ino (8 bytes), d_off (8), d_reclen
+// (2), d_type (1), then the name, NUL-terminated and padded.
+const (
+	direntReclen = 16
+	direntType   = 18
+	direntName   = 19
+)
+
+// parseDirents calls fn with each entry in buf, records of getdents64.
+func parseDirents(buf []byte, lookup typeLookup, fn func(DirEntry)) error {
+	for len(buf) > 0 {
+		if len(buf) < direntName {
+			return fmt.Errorf("getdents64: a record of %d bytes is too short", len(buf))
+		}
+		reclen := int(binary.NativeEndian.Uint16(buf[direntReclen:]))
+		if reclen < direntName || reclen > len(buf) {
+			return fmt.Errorf("getdents64: a record claims %d bytes of %d", reclen, len(buf))
+		}
+		rec := buf[:reclen]
+		buf = buf[reclen:]
+		if binary.NativeEndian.Uint64(rec) == 0 { // d_ino 0: a deleted entry
+			continue
+		}
+		name := rec[direntName:]
+		if i := bytes.IndexByte(name, 0); i >= 0 {
+			name = name[:i]
+		}
+		if s := string(name); s != "." && s != ".." {
+			var typ FileType
+			switch rec[direntType] {
+			case unix.DT_REG:
+				typ = TypeFile
+			case unix.DT_DIR:
+				typ = TypeDirectory
+			case unix.DT_LNK:
+				typ = TypeSymlink
+			case unix.DT_UNKNOWN:
+				t, ok, err := lookup(s)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+				typ = t
+			default: // FIFO, socket, device
+				typ = TypeOther
+			}
+			fn(DirEntry{Name: s, Type: typ})
+		}
+	}
+	return nil
+}
+
+// ignoringEINTRn calls f until it fails with something other than EINTR.
+func ignoringEINTRn(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
+}

@@ -1,0 +1,39 @@
+//go:build !linux
+
+package runtime
+
+import (
+	"context"
+	"io"
+	"os"
+)
+
+// dirChunk is how many names a listing asks the kernel for at a time.
+const dirChunk = 1024
+
+// readDirEntries calls fn with each entry of the directory f, in the order
+// the directory gives them. Here the names come without their types, so
+// lookup describes each entry; an entry it reports gone is left out.
+func readDirEntries(ctx context.Context, f *os.File, lookup typeLookup, fn func(DirEntry)) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		names, err := f.Readdirnames(dirChunk)
+		for _, name := range names {
+			typ, ok, lerr := lookup(name)
+			if lerr != nil {
+				return lerr
+			}
+			if ok {
+				fn(DirEntry{Name: name, Type: typ})
+			}
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+}

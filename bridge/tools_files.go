@@ -92,9 +92,9 @@ var (
 	listEntrySchema = objectSchema(map[string]any{
 		"name":     map[string]any{"type": "string", "description": "The entry's name in the directory."},
 		"type":     typeSchema,
-		"size":     map[string]any{"type": "integer", "minimum": 0, "description": "The size in bytes."},
-		"modified": modifiedSchema,
-	}, "name", "type", "size", "modified")
+		"size":     map[string]any{"type": "integer", "minimum": 0, "description": "The size in bytes (with details)."},
+		"modified": map[string]any{"type": "string", "format": "date-time", "description": "The last modification time, RFC 3339 in UTC (with details)."},
+	}, "name", "type")
 
 	listSchema = objectSchema(map[string]any{
 		"path":    absPathSchema,
@@ -177,8 +177,9 @@ func (b *binding) getFileInfoTool() mcp.Tool {
 }
 
 func (b *binding) listDirectoryTool() mcp.Tool {
-	desc := "List the entries of one directory, sorted by name, each with its type (file, directory, symlink or other), " +
-		"size in bytes and last modification time (RFC 3339, UTC). It does not descend into subdirectories; " +
+	desc := "List the entries of one directory, sorted by name, each with its type (file, directory, symlink or other); " +
+		"with details, also its size in bytes and last modification time (RFC 3339, UTC), " +
+		"which costs a lookup per entry. It does not descend into subdirectories; " +
 		"use directory_tree for that.\n\n" +
 		b.pathNote("directories") + " " +
 		fmt.Sprintf("At most %d entries are listed; the result says when there were more (truncated).", MaxListEntries)
@@ -187,6 +188,8 @@ func (b *binding) listDirectoryTool() mcp.Tool {
 		mcp.WithDescription(desc),
 		mcp.WithString("path", mcp.Required(),
 			mcp.Description("The directory to list: absolute, or relative to the working directory.")),
+		mcp.WithBoolean("details", mcp.DefaultBool(false),
+			mcp.Description("Also give each entry's size and last modification time. Absent means false.")),
 		withOutputSchema(listSchema),
 		hints("List directory", true, false, true),
 	)
@@ -471,11 +474,18 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 }
 
 // listEntry is one entry of list_directory's structured output.
+// listEntry is one entry of list_directory's structured output; Size and
+// Modified are there with details only.
 type listEntry struct {
 	Name     string           `json:"name"`
 	Type     runtime.FileType `json:"type"`
-	Size     int64            `json:"size"`
-	Modified string           `json:"modified"`
+	Size     *int64           `json:"size,omitempty"`
+	Modified string           `json:"modified,omitempty"`
+}
+
+type listArgs struct {
+	Path    string `json:"path"`
+	Details bool   `json:"details"`
 }
 
 type listOutput struct {
@@ -486,11 +496,11 @@ type listOutput struct {
 
 func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	const op = "list"
-	var args pathOnlyArgs
+	var args listArgs
 	if res := bindArgs(req, op, &args); res != nil {
 		return res, nil
 	}
-	p, _, res := b.abs(op, args.Path) // ReadDir refuses anything but a directory
+	p, _, res := b.abs(op, args.Path) // the listing refuses anything but a directory
 	if res != nil {
 		return res, nil
 	}
@@ -500,44 +510,72 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	if res != nil {
 		return res, nil
 	}
-	infos, truncated, err := dfs.ReadDir(ctx, p, MaxListEntries)
-	if err != nil {
-		return errorResult(op, p, err), nil
+	var out listOutput
+	if args.Details {
+		infos, truncated, err := dfs.ReadDir(ctx, p, MaxListEntries)
+		if err != nil {
+			return errorResult(op, p, err), nil
+		}
+		out.Entries, out.Truncated = make([]listEntry, len(infos)), truncated
+		for i, info := range infos {
+			size := max(info.Size, 0)
+			out.Entries[i] = listEntry{Name: info.Name, Type: info.Type, Size: &size, Modified: formatTime(info.ModTime)}
+		}
+	} else {
+		entries, truncated, err := dfs.ListDir(ctx, p, MaxListEntries)
+		if err != nil {
+			return errorResult(op, p, err), nil
+		}
+		out.Entries, out.Truncated = make([]listEntry, len(entries)), truncated
+		for i, e := range entries {
+			out.Entries[i] = listEntry{Name: e.Name, Type: e.Type}
+		}
 	}
-	if len(infos) > MaxListEntries {
-		infos, truncated = infos[:MaxListEntries], true
+	out.Path = p
+	if len(out.Entries) > MaxListEntries {
+		out.Entries, out.Truncated = out.Entries[:MaxListEntries], true
 	}
-	out := listOutput{Path: p, Entries: make([]listEntry, len(infos)), Truncated: truncated}
-	for i, info := range infos {
-		out.Entries[i] = listEntry{Name: info.Name, Type: info.Type, Size: max(info.Size, 0), Modified: formatTime(info.ModTime)}
-	}
-	slices.SortFunc(out.Entries, func(a, b listEntry) int { return strings.Compare(a.Name, b.Name) })
+	// DirFS sorts by name. The text is spliced in by the transport (lift.go).
+	return mcp.NewToolResultStructured(out, liftResult(ctx, listText(out))), nil
+}
 
+// listText is list_directory's text content: a count, then an entry a
+// line, marked by type.
+func listText(out listOutput) string {
 	var sb strings.Builder
+	sb.Grow(64 + len(out.Entries)*32)
 	switch n := len(out.Entries); n {
 	case 0:
-		fmt.Fprintf(&sb, "%s is empty", p)
+		fmt.Fprintf(&sb, "%s is empty", out.Path)
 	case 1:
-		fmt.Fprintf(&sb, "%s: 1 entry", p)
+		fmt.Fprintf(&sb, "%s: 1 entry", out.Path)
 	default:
-		fmt.Fprintf(&sb, "%s: %d entries", p, n)
+		fmt.Fprintf(&sb, "%s: %d entries", out.Path, n)
 	}
-	if truncated {
+	if out.Truncated {
 		fmt.Fprintf(&sb, " (truncated: the directory has more than %d entries)", MaxListEntries)
 	}
 	for _, e := range out.Entries {
 		switch e.Type {
 		case runtime.TypeDirectory:
-			fmt.Fprintf(&sb, "\n[DIR]     %s/", e.Name)
+			sb.WriteString("\n[DIR]     ")
+			sb.WriteString(e.Name)
+			sb.WriteByte('/')
 		case runtime.TypeFile:
-			fmt.Fprintf(&sb, "\n[FILE]    %s  (%s, modified %s)", e.Name, sizeText(e.Size), e.Modified)
+			sb.WriteString("\n[FILE]    ")
+			sb.WriteString(e.Name)
+			if e.Size != nil {
+				fmt.Fprintf(&sb, "  (%s, modified %s)", sizeText(*e.Size), e.Modified)
+			}
 		case runtime.TypeSymlink:
-			fmt.Fprintf(&sb, "\n[SYMLINK] %s", e.Name)
+			sb.WriteString("\n[SYMLINK] ")
+			sb.WriteString(e.Name)
 		default:
-			fmt.Fprintf(&sb, "\n[OTHER]   %s", e.Name)
+			sb.WriteString("\n[OTHER]   ")
+			sb.WriteString(e.Name)
 		}
 	}
-	return mcp.NewToolResultStructured(out, sb.String()), nil
+	return sb.String()
 }
 
 type treeArgs struct {

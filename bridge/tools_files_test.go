@@ -119,7 +119,7 @@ type (
 	}
 	entryOut struct {
 		Name, Type, Modified string
-		Size                 int64
+		Size                 *int64 // nil: absent
 	}
 	listOut struct {
 		Path      string
@@ -231,7 +231,7 @@ func TestFileToolsList(t *testing.T) {
 		bridge.GetFileInfo: {hints{true, false, true, false}, []string{"path"},
 			map[string]string{"path": "string"}, []string{"rw-r--r--", "RFC 3339", "symlink"}},
 		bridge.ListDirectory: {hints{true, false, true, false}, []string{"path"},
-			map[string]string{"path": "string"}, []string{"1000 entries", "truncated", "sorted by name"}},
+			map[string]string{"path": "string", "details": "boolean"}, []string{"1000 entries", "truncated", "sorted by name", "with details"}},
 		bridge.DirectoryTree: {hints{true, false, true, false}, []string{"path"},
 			map[string]string{"path": "string", "maxDepth": "integer", "exclude": "array"},
 			[]string{"2000 entries", "default 3, at most 10", ".git, node_modules, dist, build, __pycache__, .next", "never followed"}},
@@ -459,31 +459,58 @@ func TestListDirectory(t *testing.T) {
 			}
 			c := connectChecked(t, f, era.version)
 
+			const want = "a.txt:file b.txt:file empty:directory fifo:other link:symlink sub:directory"
+			names := func(l listOut) string {
+				var names []string
+				for _, e := range l.Entries {
+					names = append(names, e.Name+":"+e.Type)
+				}
+				return strings.Join(names, " ")
+			}
+
+			// Names and types only, unless details are asked for.
 			var got listOut
 			text := c.ok(bridge.ListDirectory, map[string]any{"path": "dir"}, &got)
 			if got.Path != f.path("dir") || got.Truncated {
 				t.Errorf("listing %+v", got)
 			}
-			var names []string
+			if names(got) != want {
+				t.Errorf("entries %v, want %s", names(got), want)
+			}
 			for _, e := range got.Entries {
-				names = append(names, e.Name+":"+e.Type)
+				if e.Size != nil || e.Modified != "" {
+					t.Errorf("%s without details: %+v", e.Name, e)
+				}
 			}
-			if want := "a.txt:file b.txt:file empty:directory fifo:other link:symlink sub:directory"; strings.Join(names, " ") != want {
-				t.Errorf("entries %v, want %s", names, want)
-			}
-			if a := got.Entries[0]; a.Size != 1 || a.Modified != "2025-07-01T08:00:00Z" {
-				t.Errorf("a.txt: %+v", a)
-			}
-			if b := got.Entries[1]; b.Size != 3 {
-				t.Errorf("b.txt: %+v", b)
-			}
-			for _, part := range []string{f.path("dir"), "6 entries", "[FILE]    a.txt  (1 byte, modified 2025-07-01T08:00:00Z)", "[DIR]     sub/", "[SYMLINK] link", "[OTHER]   fifo"} {
+			for _, part := range []string{f.path("dir"), "6 entries", "[FILE]    a.txt\n", "[FILE]    b.txt\n", "[DIR]     sub/", "[SYMLINK] link", "[OTHER]   fifo"} {
 				if !strings.Contains(text, part) {
 					t.Errorf("text does not mention %q:\n%s", part, text)
 				}
 			}
-			if strings.Contains(text, "deep.txt") {
-				t.Errorf("the listing descends into sub:\n%s", text)
+			if strings.Contains(text, "deep.txt") || strings.Contains(text, "modified") {
+				t.Errorf("the listing descends into sub or has details:\n%s", text)
+			}
+
+			got = listOut{}
+			text = c.ok(bridge.ListDirectory, map[string]any{"path": "dir", "details": true}, &got)
+			if names(got) != want {
+				t.Errorf("entries with details %v, want %s", names(got), want)
+			}
+			for _, e := range got.Entries {
+				if e.Size == nil || e.Modified == "" {
+					t.Errorf("%s with details: %+v", e.Name, e)
+				}
+			}
+			if a := got.Entries[0]; a.Size == nil || *a.Size != 1 || a.Modified != "2025-07-01T08:00:00Z" {
+				t.Errorf("a.txt: %+v", a)
+			}
+			if b := got.Entries[1]; b.Size == nil || *b.Size != 3 {
+				t.Errorf("b.txt: %+v", b)
+			}
+			for _, part := range []string{"6 entries", "[FILE]    a.txt  (1 byte, modified 2025-07-01T08:00:00Z)", "[FILE]    b.txt  (3 bytes", "[DIR]     sub/", "[SYMLINK] link", "[OTHER]   fifo"} {
+				if !strings.Contains(text, part) {
+					t.Errorf("text with details does not mention %q:\n%s", part, text)
+				}
 			}
 
 			got = listOut{}
@@ -521,6 +548,11 @@ func TestListDirectoryTruncates(t *testing.T) {
 			c.ok(bridge.ListDirectory, map[string]any{"path": "full"}, &got)
 			if got.Truncated || len(got.Entries) != bridge.MaxListEntries {
 				t.Errorf("exactly the cap: %d entries, truncated %v", len(got.Entries), got.Truncated)
+			}
+			got = listOut{}
+			c.ok(bridge.ListDirectory, map[string]any{"path": "many", "details": true}, &got)
+			if !got.Truncated || len(got.Entries) != bridge.MaxListEntries || got.Entries[len(got.Entries)-1].Name != "f0999" {
+				t.Errorf("with details: %d entries, truncated %v", len(got.Entries), got.Truncated)
 			}
 		})
 	}

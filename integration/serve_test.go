@@ -331,7 +331,7 @@ var wantProps = map[string]struct{ props, required []string }{
 	"get_file_info":    {props: []string{"path"}, required: []string{"path"}},
 	"glob":             {props: []string{"path", "pattern"}, required: []string{"pattern"}},
 	"grep":             {props: []string{"ignoreCase", "include", "maxResults", "path", "pattern"}, required: []string{"pattern"}},
-	"list_directory":   {props: []string{"path"}, required: []string{"path"}},
+	"list_directory":   {props: []string{"details", "path"}, required: []string{"path"}},
 	"move_file":        {props: []string{"destination", "overwrite", "source"}, required: []string{"destination", "source"}},
 	"read_media_file":  {props: []string{"path"}, required: []string{"path"}},
 	readTool:           {props: []string{"limit", "line", "path"}, required: []string{"path"}},

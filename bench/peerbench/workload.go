@@ -55,7 +55,7 @@ var rows = []row{
 	{ID: rowWriteLarge, Name: "write 1 MiB (replace a file)", Goal: true, Concurrent: true, MinCalls: 10, Warmups: 3, Timeout: time.Minute},
 	{ID: rowEdit, Name: "edit: one replacement in a 64 KiB file", Goal: true, Concurrent: true, MinCalls: 20, Warmups: 10, Timeout: time.Minute},
 	{ID: rowList, Name: "list a directory of 1,000 files", Goal: true, Concurrent: true, MinCalls: 10, Warmups: 5, Timeout: time.Minute},
-	{ID: rowListSizes, Name: "list 1,000 files with sizes (peer: list_directory_with_sizes)", Concurrent: true, MinCalls: 10, Warmups: 5, Timeout: time.Minute},
+	{ID: rowListSizes, Name: "list 1,000 files with sizes (ours: details; peer: list_directory_with_sizes)", Concurrent: true, MinCalls: 10, Warmups: 5, Timeout: time.Minute},
 	{ID: rowGlob, Name: "search by name: `**/*.go` in 1,000 files", Goal: true, Concurrent: true, MinCalls: 10, Warmups: 3, Timeout: time.Minute},
 	{ID: rowGrep, Name: "search: ours by content (grep), the peer by name", Goal: true, Concurrent: true, MinCalls: 10, Warmups: 3, Timeout: time.Minute},
 	{ID: rowDeep, Name: "deep range: 100 lines at line 10,000,000 of 1 GiB (peer: tail)", Goal: true, MinCalls: 3, Timeout: 5 * time.Minute},
@@ -147,8 +147,10 @@ func acpfsProfile(id string, st runState) (*op, error) {
 		return writeOp(st, id, "write_text_file")
 	case rowEdit:
 		return editOp(st, "edit_text_file")
-	case rowList, rowListSizes:
-		return listOp(fx, "list_directory", "name, type, size and modification time of each entry"), nil
+	case rowList:
+		return listOp(fx, "list_directory", nil, "name and type of each entry"), nil
+	case rowListSizes:
+		return listOp(fx, "list_directory", map[string]any{"details": true}, "name, type, size and modification time of each entry (a stat each)"), nil
 	case rowGlob:
 		return &op{
 			Call:   "`glob {pattern: \"**/*.go\", path: tree}`: walks the tree, matches names",
@@ -189,9 +191,9 @@ func referenceProfile(id string, st runState) (*op, error) {
 	case rowEdit:
 		return editOp(st, "edit_file")
 	case rowList:
-		return listOp(fx, "list_directory", "name and type of each entry"), nil
+		return listOp(fx, "list_directory", nil, "name and type of each entry"), nil
 	case rowListSizes:
-		return listOp(fx, "list_directory_with_sizes", "name, type and size of each entry (a stat each)"), nil
+		return listOp(fx, "list_directory_with_sizes", nil, "name, type and size of each entry (a stat each)"), nil
 	case rowGlob, rowGrep:
 		return &op{
 			Call:   "`search_files {pattern: \"**/*.go\", path: tree}`: walks the tree, realpaths and matches every name (minimatch)",
@@ -318,10 +320,16 @@ func editOp(st runState, tool string) (*op, error) {
 
 // listOp lists the directory of 1,000 files. Both servers' text has a
 // "[FILE]" line per file.
-func listOp(fx *fixtures, tool, what string) *op {
+func listOp(fx *fixtures, tool string, extra map[string]any, what string) *op {
+	args := map[string]any{"path": fx.ListDir}
+	call := "{path}"
+	for k, v := range extra {
+		args[k] = v
+		call = fmt.Sprintf("{path, %s: %v}", k, v)
+	}
 	return &op{
-		Call:   fmt.Sprintf("`%s {path}`: %s", tool, what),
-		Params: fixed(toolCall(tool, map[string]any{"path": fx.ListDir})),
+		Call:   fmt.Sprintf("`%s %s`: %s", tool, call, what),
+		Params: fixed(toolCall(tool, args)),
 		Check: func(r *toolResult) error {
 			if n := strings.Count(r.text(), "[FILE]"); n != listSize {
 				return fmt.Errorf("listed %d files, want %d", n, listSize)

@@ -49,7 +49,7 @@ const schemas = {
   get_file_info: { props: ["path"], required: ["path"] },
   glob: { props: ["path", "pattern"], required: ["pattern"] },
   grep: { props: ["ignoreCase", "include", "maxResults", "path", "pattern"], required: ["pattern"] },
-  list_directory: { props: ["path"], required: ["path"] },
+  list_directory: { props: ["details", "path"], required: ["path"] },
   move_file: { props: ["destination", "overwrite", "source"], required: ["destination", "source"] },
   read_media_file: { props: ["path"], required: ["path"] },
   read_text_file: { props: ["limit", "line", "path"], required: ["path"] },

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -111,4 +112,38 @@ func ignoringEINTRn(f func() (int, error)) (int, error) {
 			return n, err
 		}
 	}
+}
+
+// dirStamp returns what identifies the state of the directory f, opened
+// at start, for the listing cache (listcache.go), and whether its listing
+// may be kept: on a local file system that sets directory times itself
+// (the network and FUSE file systems, and overlays, are left out), and
+// only if the directory last changed racyMargin or more before start.
+func dirStamp(f *os.File, start time.Time) (dirStampT, bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return dirStampT{}, false
+	}
+	var st unix.Stat_t
+	var sfs unix.Statfs_t
+	var serr error
+	if err := rc.Control(func(fd uintptr) {
+		if serr = unix.Fstat(int(fd), &st); serr == nil {
+			serr = unix.Fstatfs(int(fd), &sfs)
+		}
+	}); err != nil || serr != nil {
+		return dirStampT{}, false
+	}
+	switch uint32(sfs.Type) {
+	case unix.EXT4_SUPER_MAGIC, unix.XFS_SUPER_MAGIC, unix.BTRFS_SUPER_MAGIC, unix.TMPFS_MAGIC, unix.F2FS_SUPER_MAGIC:
+	default:
+		return dirStampT{}, false
+	}
+	stamp := dirStampT{
+		key:   dirKey{dev: uint64(st.Dev), ino: uint64(st.Ino)},
+		mtime: st.Mtim.Nano(),
+		ctime: st.Ctim.Nano(),
+	}
+	limit := start.Add(-racyMargin).UnixNano()
+	return stamp, stamp.mtime < limit && stamp.ctime < limit
 }

@@ -171,7 +171,8 @@ func (d *Disk) ReadDir(ctx context.Context, path string, max int) ([]FileInfo, b
 // out) and read a buffer at a time, each name with the type the directory
 // records for it (see readDirEntries); with a cap, only the max smallest
 // names are kept, in a bounded heap, so memory is O(max) however large
-// the directory.
+// the directory. A listing of a directory that has not changed since it
+// was last read is given again without reading it (listcache.go).
 func (d *Disk) ListDir(ctx context.Context, path string, max int) ([]DirEntry, bool, error) {
 	l, entries, truncated, err := d.list(ctx, "readdir", path, max)
 	if err != nil {
@@ -189,12 +190,22 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 	if err != nil {
 		return nil, nil, false, err
 	}
+	start := listNow()
 	f, _, err := r.openDir(rel)
 	if err != nil {
 		return nil, nil, false, d.dirErr(op, path, r, rel, err)
 	}
 	defer f.Close()
 	l := &dirLister{r: r, rel: rel}
+	stamp, keep := dirStamp(f, start)
+	if keep {
+		if h, ok := listings.get(stamp); ok {
+			if max > 0 && len(h) > max {
+				return l, h[:max], true, nil
+			}
+			return l, h, false, nil
+		}
+	}
 	var h entryHeap
 	truncated := false
 	err = readDirEntries(ctx, f, l.lookup, func(e DirEntry) {
@@ -217,6 +228,9 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 		return nil, nil, false, d.mapErr(op, path, err)
 	}
 	slices.SortFunc(h, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
+	if keep && !truncated {
+		listings.put(stamp, h)
+	}
 	return l, h, truncated, nil
 }
 

@@ -3,7 +3,6 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,10 +12,11 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 	"weak"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -36,12 +36,14 @@ import (
 //     call's liftTable in the context. mcp-go validates the placeholder, a
 //     string, where the schema wants a string (the arguments listed have no
 //     other constraint), and the handler puts the text back with
-//     [unliftArgument] after binding its arguments: one unquoting pass.
+//     [unliftArgument] after binding its arguments: one unquoting pass,
+//     over the string's own bytes in the request, with no copy.
 //   - Results: a handler hands a large text to [liftResult], which returns
 //     a placeholder to put in its result in the text's place, wherever it
 //     goes (text content, structured content, both). The transport encodes
-//     the text once and splices it in for every occurrence of the
-//     placeholder in the encoded response.
+//     the text once, into a buffer it reuses once the response is written,
+//     and splices it in for every occurrence of the placeholder in the
+//     encoded response.
 //
 // Only a transport that does the splicing puts a liftTable in the context,
 // and only for a server made by [NewServer], whose handlers put lifted
@@ -84,8 +86,17 @@ type liftTable struct {
 
 	mu      sync.Mutex
 	n       int
-	args    map[string][]byte // placeholder -> the argument's JSON string
-	results map[string]string // placeholder -> the result's text
+	args    map[string]*liftedArg // placeholder -> the argument
+	results map[string]string     // placeholder -> the result's text
+	quoted  map[string][]byte     // placeholder -> the result's text quoted, once spliced
+}
+
+// liftedArg is one string argument lifted out of a call.
+type liftedArg struct {
+	quoted []byte // the JSON string, over the bytes of the request's line
+	done   bool   // quoted has been decoded, over itself, into text
+	text   string
+	err    error
 }
 
 type liftKey struct{}
@@ -104,30 +115,50 @@ func (lt *liftTable) placeholderLocked() string {
 	return lt.prefix + strconv.Itoa(lt.n)
 }
 
-// liftArguments returns line, a tools/call request already checked to be
-// well-formed JSON, with the large string arguments its tool allows
-// replaced by placeholders, which lt maps back to them. It returns line
-// itself when there is nothing to lift.
+// liftArguments returns line, a tools/call request the wire reader
+// accepted (well-formed JSON, one "params"), with the large string
+// arguments its tool allows replaced by placeholders, which lt maps back
+// to them. It returns line itself when there is nothing to lift, and
+// otherwise a new line: the lifted strings stay in line, which from then
+// on belongs to lt, for unliftArgument decodes them over their own bytes.
+// The caller must not use line's bytes again (a wire.Message's Raw is its
+// own: the Reader allocated it for that message alone).
 func (lt *liftTable) liftArguments(line []byte) []byte {
 	if len(line) < liftMin {
 		return line
 	}
-	params, ok := objectMember(line, 0, "params")
-	if !ok || line[params] != '{' {
+	w := walker{b: line}
+	params := -1
+	w.members(0, func(key []byte, v int) bool {
+		if string(key) == `"params"` {
+			params = v
+			return false // the only one: not skipped, a pass over it spared
+		}
+		return true
+	})
+	if params < 0 || line[params] != '{' {
 		return line
 	}
-	nameAt, ok1 := objectMember(line, params, "name")
-	argsAt, ok2 := objectMember(line, params, "arguments")
-	if !ok1 || !ok2 || line[nameAt] != '"' || line[argsAt] != '{' {
+	nameAt, argsAt := -1, -1
+	w.members(params, func(key []byte, v int) bool {
+		switch string(key) { // the last of each, as decoders take
+		case `"name"`:
+			nameAt = v
+		case `"arguments"`:
+			argsAt = v
+		}
+		return true
+	})
+	if nameAt < 0 || argsAt < 0 || line[nameAt] != '"' || line[argsAt] != '{' {
 		return line
 	}
 	var name string
-	if json.Unmarshal(line[nameAt:skipJSON(line, nameAt)], &name) != nil {
+	if json.Unmarshal(line[nameAt:w.skip(nameAt)], &name) != nil {
 		return line
 	}
 	var spans [][2]int
 	for _, path := range liftedArguments[name] {
-		spans = appendLiftable(spans, line, argsAt, path)
+		spans = w.appendLiftable(spans, argsAt, path)
 	}
 	if len(spans) == 0 {
 		return line
@@ -136,13 +167,17 @@ func (lt *liftTable) liftArguments(line []byte) []byte {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	if lt.args == nil {
-		lt.args = make(map[string][]byte, len(spans))
+		lt.args = make(map[string]*liftedArg, len(spans))
 	}
-	out := make([]byte, 0, len(line)/8)
+	n := len(line)
+	for _, s := range spans {
+		n += len(lt.prefix) + 22 - (s[1] - s[0]) // its placeholder quoted, up to 20 digits
+	}
+	out := make([]byte, 0, n)
 	last := 0
 	for _, s := range spans {
 		ph := lt.placeholderLocked()
-		lt.args[ph] = line[s[0]:s[1]]
+		lt.args[ph] = &liftedArg{quoted: line[s[0]:s[1]:s[1]]}
 		out = append(out, line[last:s[0]]...)
 		out = append(out, '"')
 		out = append(out, ph...)
@@ -153,11 +188,12 @@ func (lt *liftTable) liftArguments(line []byte) []byte {
 }
 
 // appendLiftable appends the spans of the strings of liftMin bytes or more
-// found at path from the value at b[at:].
-func appendLiftable(spans [][2]int, b []byte, at int, path []string) [][2]int {
+// found at path from the value at w.b[at:].
+func (w *walker) appendLiftable(spans [][2]int, at int, path []string) [][2]int {
+	b := w.b
 	if len(path) == 0 {
 		if b[at] == '"' {
-			if end := skipJSON(b, at); end-at >= liftMin {
+			if end := w.skip(at); end-at >= liftMin {
 				spans = append(spans, [2]int{at, end})
 			}
 		}
@@ -167,7 +203,7 @@ func appendLiftable(spans [][2]int, b []byte, at int, path []string) [][2]int {
 		if b[at] != '[' {
 			return spans
 		}
-		forEachElement(b, at, func(el int) { spans = appendLiftable(spans, b, el, path[1:]) })
+		w.elements(at, func(el int) { spans = w.appendLiftable(spans, el, path[1:]) })
 		return spans
 	}
 	if b[at] != '{' {
@@ -175,73 +211,180 @@ func appendLiftable(spans [][2]int, b []byte, at int, path []string) [][2]int {
 	}
 	// Every member of that name: decoders take the last one, and each
 	// placeholder maps back to its own string either way.
-	forEachMember(b, at, func(key []byte, v int) {
+	w.members(at, func(key []byte, v int) bool {
 		if string(key) == `"`+path[0]+`"` {
-			spans = appendLiftable(spans, b, v, path[1:])
+			spans = w.appendLiftable(spans, v, path[1:])
 		}
+		return true
 	})
 	return spans
 }
 
 // unliftArgument puts back the argument *s stands for, if the transport
-// lifted it out of the call.
+// lifted it out of the call: its JSON string, decoded as encoding/json (and
+// so mcp-go, had the string stayed in place) decodes it.
+//
+// The string is decoded over its own bytes in the request's line, which
+// lt owns (see liftArguments), and the text handed out is a string over
+// those bytes, not a copy. Nothing writes them afterwards: the decoding
+// only ever writes at or before where it reads, the lifted spans do not
+// overlap, the line went on to mcp-go only as the copy liftArguments made,
+// and an argument is decoded once (a second call gets the same text).
 func unliftArgument(ctx context.Context, s *string) error {
 	lt, _ := ctx.Value(liftKey{}).(*liftTable)
 	if lt == nil || !strings.HasPrefix(*s, lt.prefix) {
 		return nil
 	}
 	lt.mu.Lock()
-	quoted, ok := lt.args[*s]
-	lt.mu.Unlock()
+	defer lt.mu.Unlock()
+	a, ok := lt.args[*s]
 	if !ok {
 		return nil
 	}
-	text, err := jsontext.AppendUnquote(make([]byte, 0, len(quoted)), quoted)
-	if err != nil {
-		// jsontext refuses invalid UTF-8, which encoding/json (and so
-		// mcp-go, had the string stayed in place) replaces with U+FFFD.
-		var v string
-		if err := json.Unmarshal(quoted, &v); err != nil {
-			return fmt.Errorf("a string argument: %w", err)
+	if !a.done {
+		a.done = true
+		text, err := unquoteInPlace(a.quoted)
+		a.quoted = nil
+		if err != nil {
+			a.err = fmt.Errorf("a string argument: %w", err)
+		} else {
+			a.text = unsafe.String(unsafe.SliceData(text), len(text))
 		}
-		*s = v
-		return nil
 	}
-	*s = string(text)
+	if a.err != nil {
+		return a.err
+	}
+	*s = a.text
 	return nil
 }
 
-// quoteJSON returns text as a JSON string. Valid UTF-8 (every text a tool
-// returns) takes a fast path that looks for what must be escaped eight
-// bytes at a time, two to three times as fast as encoding/json or
-// jsontext, which go rune by rune (measured on a 1 MiB text file); anything
-// else goes to encoding/json, which replaces invalid bytes with U+FFFD.
-func quoteJSON(text string) ([]byte, error) {
+// unquoteInPlace decodes the JSON string q, quotes included, over its own
+// bytes, and returns the text: q[1:1+n], or, when q holds invalid UTF-8, a
+// new slice. It decodes as encoding/json does: each invalid UTF-8 byte
+// becomes U+FFFD, so does a \u escape of a lone surrogate, and \u escapes
+// of a surrogate pair become its rune. q must be a JSON string the wire
+// reader accepted (no control characters, a well-formed escape after every
+// backslash); an escape that is not is an error.
+//
+// Every step writes no further than it has read, so the bytes still to be
+// read are intact: the runs between escapes, found with bytes.IndexByte,
+// move down with one copy each (none before the first escape), and an
+// escape of 2, 6 or 12 bytes becomes 1 to 4 bytes.
+func unquoteInPlace(q []byte) ([]byte, error) {
+	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
+		return nil, errors.New("not a JSON string")
+	}
+	b := q[1 : len(q)-1 : len(q)-1]
+	if !utf8.Valid(b) {
+		// Rare: encoding/json replaces invalid bytes. (The escapes are
+		// ASCII, so b is valid exactly when the text between them is.)
+		var v string
+		if err := json.Unmarshal(q, &v); err != nil {
+			return nil, err
+		}
+		return []byte(v), nil
+	}
+	w, r := 0, 0
+	for {
+		n := bytes.IndexByte(b[r:], '\\')
+		if n < 0 {
+			n = len(b) - r
+		}
+		if w != r {
+			copy(b[w:], b[r:r+n])
+		}
+		w, r = w+n, r+n
+		if r == len(b) {
+			return b[:w], nil
+		}
+		// An escape at b[r].
+		if r+1 == len(b) {
+			return nil, errors.New("unterminated escape")
+		}
+		var c byte
+		switch b[r+1] {
+		case '"', '\\', '/':
+			c = b[r+1]
+		case 'b':
+			c = '\b'
+		case 'f':
+			c = '\f'
+		case 'n':
+			c = '\n'
+		case 'r':
+			c = '\r'
+		case 't':
+			c = '\t'
+		case 'u':
+			rr := hex4(b[r+2:])
+			if rr < 0 {
+				return nil, errors.New(`invalid \u escape`)
+			}
+			r += 6
+			if utf16.IsSurrogate(rr) {
+				// A pair, or U+FFFD for this escape alone.
+				rr1 := rune(-1)
+				if r+1 < len(b) && b[r] == '\\' && b[r+1] == 'u' {
+					rr1 = hex4(b[r+2:])
+				}
+				if d := utf16.DecodeRune(rr, rr1); d != utf8.RuneError {
+					rr = d
+					r += 6
+				} else {
+					rr = utf8.RuneError
+				}
+			}
+			w += utf8.EncodeRune(b[w:], rr)
+			continue
+		default:
+			return nil, fmt.Errorf("invalid escape %q", b[r:r+2])
+		}
+		b[w] = c
+		w, r = w+1, r+2
+	}
+}
+
+// hex4 returns the value of the four hexadecimal digits b starts with, or
+// -1.
+func hex4(b []byte) rune {
+	if len(b) < 4 {
+		return -1
+	}
+	var v rune
+	for _, c := range b[:4] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return -1
+		}
+		v = v<<4 | rune(c)
+	}
+	return v
+}
+
+// quoteJSON appends text to q as a JSON string. Valid UTF-8 (every text a
+// tool returns) takes a fast path that looks for what must be escaped a
+// word at a time and copies the runs between, where encoding/json goes
+// rune by rune; anything else goes to encoding/json, which replaces
+// invalid bytes with U+FFFD.
+func quoteJSON(q []byte, text string) ([]byte, error) {
 	if !utf8.ValidString(text) {
-		return json.Marshal(text)
+		m, err := json.Marshal(text)
+		return append(q, m...), err
 	}
 	const hex = "0123456789abcdef"
-	// Sized for a few escapes: growing a 1 MiB slice costs more than
-	// quoting it.
-	q := make([]byte, 0, len(text)+len(text)/16+2)
 	q = append(q, '"')
-	start, i := 0, 0
-	for {
-		// Find the next byte to escape: a word at a time, then the tail.
-		for i+8 <= len(text) {
-			if m := escapeMask(binary.LittleEndian.Uint64([]byte(text[i : i+8]))); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		for i < len(text) && !mustEscape(text[i]) {
-			i++
-		}
-		if i == len(text) {
+	for i := 0; ; i++ {
+		n := escapeRun(text[i:])
+		q = append(q, text[i:i+n]...)
+		if i += n; i == len(text) {
 			break
 		}
-		q = append(q, text[start:i]...)
 		switch c := text[i]; c {
 		case '"', '\\':
 			q = append(q, '\\', c)
@@ -254,34 +397,59 @@ func quoteJSON(text string) ([]byte, error) {
 		default:
 			q = append(q, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
-		i++
-		start = i
 	}
-	q = append(q, text[start:]...)
 	return append(q, '"'), nil
+}
+
+// escapeRun returns how many bytes s starts with before one that must be
+// escaped in a JSON string (all of them if none must). It looks at a word
+// at a time.
+func escapeRun(s string) int {
+	n := 0
+	for n+8 <= len(s) {
+		if m := escapeMask(load64(s[n:])); m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	for n < len(s) && !mustEscape(s[n]) {
+		n++
+	}
+	return n
+}
+
+// load64 returns the first eight bytes of s as a little-endian word (the
+// compiler makes it one load).
+func load64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // mustEscape reports whether c must be escaped in a JSON string.
 func mustEscape(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
 
-// escapeMask returns the top bit of each byte of the little-endian word x
-// that must be escaped in a JSON string (mustEscape), and no other bit.
-// Each byte is tested on its own: no carry crosses into the next.
+// Masks for looking at the eight bytes of a word at once.
+const (
+	lsb = 0x0101010101010101 // the low bit of each byte
+	msb = 0x8080808080808080 // the top bit of each byte
+)
+
+// escapeMask returns a mask of top bits of the bytes of the little-endian
+// word x whose lowest bit (if any) is that of the first byte that must be
+// escaped in a JSON string (mustEscape); it is zero if x has none. Bits
+// above the lowest may be wrong: a borrow from a byte that is flagged can
+// flag the next.
 func escapeMask(x uint64) uint64 {
-	const (
-		lsb = 0x0101010101010101
-		lo7 = 0x7f7f7f7f7f7f7f7f
-		msb = 0x8080808080808080
-	)
-	// A byte's low seven bits plus 0x60 reach 0x80 unless they are < 0x20.
-	ctl := ^((x & lo7) + 0x60*lsb | x) & msb
-	// A byte is zero after the XOR when it is the quote (or backslash).
-	q := x ^ ('"' * lsb)
-	quote := ^((q & lo7) + lo7 | q) & msb
-	b := x ^ ('\\' * lsb)
-	backslash := ^((b & lo7) + lo7 | b) & msb
-	return ctl | quote | backslash
+	// A byte's top bit is set after subtracting 0x20 when it was below
+	// 0x20 (or is borrowed from), and was clear before.
+	ctl := (x - 0x20*lsb) &^ x
+	return (ctl | zeroBytes(x^'"'*lsb) | zeroBytes(x^'\\'*lsb)) & msb
 }
+
+// zeroBytes returns a word whose top bits, masked with msb, flag the zero
+// bytes of x: exactly for the lowest one, and with no flag when x has none.
+func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x }
 
 // liftResult returns what a handler puts in its result in place of text:
 // text itself, or, when the transport will splice it in, a placeholder.
@@ -303,14 +471,18 @@ func liftResult(ctx context.Context, text string) string {
 // spliceResults returns line, an encoded response, as the pieces of the
 // line to write with the texts lifted out of the result in place of their
 // placeholders. Each text is quoted once, however often it occurs; the
-// pieces are written as they are, not copied into one line.
+// pieces are written as they are, not copied into one line. The quoted
+// texts are lt's: once the pieces are written, releaseQuoted lets them be
+// reused.
 func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	if len(lt.results) == 0 {
 		return [][]byte{line}, nil
 	}
-	quoted := make(map[string][]byte, len(lt.results))
+	if lt.quoted == nil {
+		lt.quoted = make(map[string][]byte, len(lt.results))
+	}
 	var pieces [][]byte
 	last := 0
 	for i := 0; ; {
@@ -326,13 +498,13 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 			i = end
 			continue
 		}
-		q, ok := quoted[ph]
+		q, ok := lt.quoted[ph]
 		if !ok {
 			var err error
-			if q, err = quoteJSON(text); err != nil {
+			if q, err = quoteJSON(getQuoteBuf(len(text)), text); err != nil {
 				return nil, err
 			}
-			quoted[ph] = q
+			lt.quoted[ph] = q
 		}
 		pieces = append(pieces, line[last:at], q)
 		last, i = end, end
@@ -343,30 +515,74 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 	return append(pieces, line[last:]), nil
 }
 
-// A minimal walker over JSON that is known to be well formed (the wire
-// reader checked it). Offsets point at the first byte of a value.
-
-// objectMember returns where the value of the last member named key of
-// the object at b[at:] starts.
-func objectMember(b []byte, at int, key string) (int, bool) {
-	found, ok := 0, false
-	forEachMember(b, at, func(k []byte, v int) {
-		if string(k) == `"`+key+`"` {
-			found, ok = v, true
-		}
-	})
-	return found, ok
+// releaseQuoted hands the buffers spliceResults quoted texts into back for
+// reuse. The caller has written the pieces that held them and uses them no
+// more.
+func (lt *liftTable) releaseQuoted() {
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	for _, q := range lt.quoted {
+		putQuoteBuf(q)
+	}
+	lt.quoted = nil
 }
 
-// forEachMember calls f with the raw (quoted) name and the value offset of
-// each member of the object at b[at:].
-func forEachMember(b []byte, at int, f func(key []byte, valueAt int)) {
+// quoteBufs holds buffers to quote result texts into: a text read from a
+// file is quoted into one, written to the client, and done with. Reusing
+// them spares allocating (and clearing) a buffer the size of each text.
+var quoteBufs sync.Pool // of *[]byte
+
+// maxPooledQuote bounds the buffers quoteBufs keeps: a huge text gets a
+// buffer of its own, which goes with it.
+const maxPooledQuote = 8 << 20
+
+// getQuoteBuf returns an empty buffer to quote a text of n bytes into,
+// sized for a few escapes: growing a 1 MiB slice costs more than quoting
+// it.
+func getQuoteBuf(n int) []byte {
+	size := n + n/16 + 2
+	if p, ok := quoteBufs.Get().(*[]byte); ok && cap(*p) >= size {
+		return (*p)[:0]
+	}
+	return make([]byte, 0, size)
+}
+
+// putQuoteBuf gives b back to quoteBufs; nothing may use it after.
+func putQuoteBuf(b []byte) {
+	if cap(b) <= maxPooledQuote {
+		quoteBufs.Put(&b)
+	}
+}
+
+// A walker walks JSON that is known to be well formed (the wire reader
+// checked it). Offsets point at the first byte of a value. It remembers
+// the end of the last value it skipped, so that finding a large string's
+// end and then stepping past it is one pass over the string, not two.
+type walker struct {
+	b               []byte
+	lastAt, lastEnd int
+}
+
+// skip returns the offset just past the value at w.b[at:].
+func (w *walker) skip(at int) int {
+	if at != w.lastAt || w.lastEnd == 0 {
+		w.lastAt, w.lastEnd = at, skipJSON(w.b, at)
+	}
+	return w.lastEnd
+}
+
+// members calls f with the raw (quoted) name and the value offset of each
+// member of the object at w.b[at:], until f returns false.
+func (w *walker) members(at int, f func(key []byte, valueAt int) bool) {
+	b := w.b
 	i := skipWS(b, at+1)
 	for i < len(b) && b[i] == '"' {
-		keyEnd := skipJSON(b, i)
+		keyEnd := w.skip(i)
 		v := skipWS(b, skipWS(b, keyEnd)+1) // past ':'
-		f(b[i:keyEnd], v)
-		i = skipWS(b, skipJSON(b, v))
+		if !f(b[i:keyEnd], v) {
+			return
+		}
+		i = skipWS(b, w.skip(v))
 		if i >= len(b) || b[i] != ',' {
 			return
 		}
@@ -374,16 +590,17 @@ func forEachMember(b []byte, at int, f func(key []byte, valueAt int)) {
 	}
 }
 
-// forEachElement calls f with the offset of each element of the array at
-// b[at:].
-func forEachElement(b []byte, at int, f func(valueAt int)) {
+// elements calls f with the offset of each element of the array at
+// w.b[at:].
+func (w *walker) elements(at int, f func(valueAt int)) {
+	b := w.b
 	i := skipWS(b, at+1)
 	if i < len(b) && b[i] == ']' {
 		return
 	}
 	for i < len(b) {
 		f(i)
-		i = skipWS(b, skipJSON(b, i))
+		i = skipWS(b, w.skip(i))
 		if i >= len(b) || b[i] != ',' {
 			return
 		}

@@ -6,11 +6,17 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 )
 
 // hardText is text of n bytes or more with everything JSON must escape or
@@ -260,11 +266,15 @@ func (nopFS) WriteTextFile(context.Context, string, string) error {
 // checkQuoteJSON checks that quoteJSON(s) decodes to what s encodes to.
 func checkQuoteJSON(t *testing.T, s string) {
 	t.Helper()
-	q, err := quoteJSON(s)
+	q, err := quoteJSON([]byte("x"), s)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got, want string
+	if q[0] != 'x' {
+		t.Fatalf("quoteJSON(%q) did not append: %s", s, q)
+	}
+	q = q[1:]
 	if err := json.Unmarshal(q, &got); err != nil {
 		t.Fatalf("quoteJSON(%q) = %s: not a JSON string: %v", s, q, err)
 	}
@@ -314,24 +324,217 @@ func TestUnliftInvalidUTF8(t *testing.T) {
 	}
 }
 
-// escapeMask flags exactly the bytes to escape, in any position and next
-// to any other byte.
+// escapeMask's lowest flag is the first byte to escape, in any word: the
+// scan for the next escape stops exactly there, and never at a word
+// without one. The words tried put every byte value at every offset, next
+// to every kind of byte, with and without escapes before and after it.
 func TestEscapeMask(t *testing.T) {
 	for c := range 256 {
-		for _, other := range []byte{0, 0x1f, 0x20, '"', '\\', 'a', 0x7f, 0x80, 0xff} {
+		for _, other := range []byte{0, 0x1f, 0x20, 0x21, '"', 0x23, '\\', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
 			for pos := range 8 {
-				var w [8]byte
-				for k := range w {
-					w[k] = other
-				}
-				w[pos] = byte(c)
-				m := escapeMask(binary.LittleEndian.Uint64(w[:]))
-				for k := range w {
-					if got, want := m>>(8*k+7)&1 == 1, mustEscape(w[k]); got != want {
-						t.Fatalf("escapeMask(% x): byte %d flagged %v, want %v", w, k, got, want)
+				for _, fill := range []int{0, pos, 8} { // bytes [0, fill) are other, the rest c
+					var w [8]byte
+					for k := range w {
+						w[k] = other
+						if k >= fill {
+							w[k] = byte(c)
+						}
+					}
+					w[pos] = byte(c)
+					m := escapeMask(binary.LittleEndian.Uint64(w[:]))
+					first := slices.IndexFunc(w[:], mustEscape)
+					switch {
+					case first < 0 && m != 0:
+						t.Fatalf("escapeMask(% x) = %#x, want 0", w, m)
+					case first >= 0 && (m == 0 || bits.TrailingZeros64(m)/8 != first || m&^msb != 0):
+						t.Fatalf("escapeMask(% x) = %#x, want the lowest flag on byte %d", w, m, first)
 					}
 				}
 			}
 		}
 	}
+}
+
+// checkUnquote checks that unquoteInPlace decodes the JSON string body s
+// as encoding/json does, when the string is one the wire reader accepts.
+func checkUnquote(t *testing.T, s string) {
+	t.Helper()
+	q := []byte(`"` + s + `"`)
+	var want string
+	if !json.Valid(q) || json.Unmarshal(q, &want) != nil {
+		return
+	}
+	got, err := unquoteInPlace(q)
+	if err != nil {
+		t.Fatalf("unquoteInPlace(%q): %v", q, err)
+	}
+	if string(got) != want {
+		t.Errorf("unquoteInPlace(%q) = %q, want %q", `"`+s+`"`, got, want)
+	}
+}
+
+func TestUnquoteInPlace(t *testing.T) {
+	hard, _ := json.Marshal(hardText(4 << 10))
+	for _, s := range []string{
+		"", "a", "12345678", `\n`, `\"\\\/\b\f\n\r\t`, `1234567\n`, `12345678\n12345678`,
+		`\u00e9\u4e16\u754c`, `\ud83d\ude00`, `\uD83D\uDE00`, // a pair
+		`\ud83d`, `\ude00`, `\ud83dx`, `\ud83d\u0041`, `\ude00\ud83d`, `\ud83d\ud83d\ude00`, // lone surrogates
+		"é😀\u2028 plain", "\xff", "\xc3(", "ok\xff\\n\xe2\x82", "\xed\xa0\x80", // invalid UTF-8
+		"abcdefg\xffhijklmn\\tend", `\\\\\\\\\\\\\\\\x`, string(hard[1 : len(hard)-1]),
+	} {
+		checkUnquote(t, s)
+	}
+	for _, bad := range []string{`"\x"`, `"\u12"`, `"\`, `x`, `"\u12g4"`} {
+		if _, err := unquoteInPlace([]byte(bad)); err == nil {
+			t.Errorf("unquoteInPlace(%s): no error", bad)
+		}
+	}
+}
+
+func FuzzUnquoteInPlace(f *testing.F) {
+	for _, s := range []string{"", "plain", `a\"b\\c\/d\n`, `\u00e9\ud83d\ude00`, `\ud83d`, "\xff\\n", "é😀\u2028\\t"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkUnquote)
+}
+
+// A lifted argument is decoded over the request's own bytes, not copied,
+// and only once: putting it back twice gives the same text.
+func TestUnliftDecodesInPlaceOnce(t *testing.T) {
+	content := hardText(8<<10) + `\u0041"`
+	line := callLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content})
+	lt := newLiftTable("mcp-acpfs-lifted-0123-")
+	var args writeArgs
+	decodeArgs(t, lt.liftArguments(line), &args)
+	ph := args.Content
+	ctx := withLiftTable(context.Background(), lt)
+	if err := unliftArgument(ctx, &args.Content); err != nil {
+		t.Fatal(err)
+	}
+	if args.Content != content {
+		t.Fatalf("put back %d bytes, want %d", len(args.Content), len(content))
+	}
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(line)))
+	if p := uintptr(unsafe.Pointer(unsafe.StringData(args.Content))); p < start || p >= start+uintptr(len(line)) {
+		t.Error("the text put back is a copy, not the request's own bytes")
+	}
+	again := ph
+	if err := unliftArgument(ctx, &again); err != nil || again != content {
+		t.Errorf("putting the argument back again gave %d bytes (%v), want the same text", len(again), err)
+	}
+}
+
+// fileText is text like a source file's: a newline, which JSON escapes,
+// every 60 bytes or so.
+func fileText(n int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < n; i++ {
+		fmt.Fprintf(&b, "line %6d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	return b.String()
+}
+
+func BenchmarkQuoteJSON(b *testing.B) {
+	text := fileText(1 << 20)
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	var q []byte // reused, as the transport reuses its buffers
+	for b.Loop() {
+		var err error
+		if q, err = quoteJSON(q[:0], text); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkUnquoteInPlace decodes a copy of the quoted text each time: the
+// copy is part of what it measures.
+func BenchmarkUnquoteInPlace(b *testing.B) {
+	q, _ := json.Marshal(fileText(1 << 20))
+	buf := make([]byte, len(q))
+	b.SetBytes(int64(len(q)))
+	b.ReportAllocs()
+	for b.Loop() {
+		copy(buf, q)
+		if _, err := unquoteInPlace(buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// liftShapes place a large JSON string (%[1]s) and a small one (%[2]s) in
+// the arguments of a call in the ways a client may: where a tool takes
+// lifted arguments, repeated, nested, spaced out, and where it does not.
+var liftShapes = []struct{ tool, args string }{
+	{WriteTextFile, `{"path":%[2]s,"content":%[1]s}`},
+	{WriteTextFile, `{ "content" : %[1]s , "path" : "a" , "content" : %[2]s }`},
+	{WriteTextFile, `{"content":%[2]s,"x":[%[1]s,{"content":%[1]s}],"content":%[1]s}`},
+	{WriteTextFile, `{"path":%[1]s,"content":{"content":%[1]s}}`},
+	{EditTextFile, `{"path":"a","edits":[{"oldText":%[1]s,"newText":%[2]s},{"newText":%[1]s,"oldText":%[1]s,"replaceAll":true}]}`},
+	{EditTextFile, "{\"edits\" :\t[ {\"oldText\":%[2]s, \"oldText\":%[1]s} ,{\"x\":[%[1]s]}],\"edits\":[{\"newText\":%[1]s}]}"},
+	{Grep, `{"pattern":%[1]s,"path":%[2]s}`},
+}
+
+// FuzzLiftArguments checks that lifting a call's large strings and putting
+// them back gives its handler exactly the arguments it would have got
+// without: any string (escapes, surrogates, invalid UTF-8), anywhere.
+func FuzzLiftArguments(f *testing.F) {
+	for i := range liftShapes {
+		f.Add(uint8(i), `line \"quoted\" \\ tab\t \u00e9\ud83d\ude00 é\n`, "x")
+		f.Add(uint8(i), "\xff\\n\\ud800 lone", `\u0041`)
+	}
+	f.Fuzz(func(t *testing.T, shape uint8, text, small string) {
+		sh := liftShapes[int(shape)%len(liftShapes)]
+		large := `"` + strings.Repeat(text, liftMin/max(len(text), 1)+1) + `"`
+		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + sh.tool + `","arguments":` +
+			fmt.Sprintf(sh.args, large, `"`+small+`"`) + `}}`)
+		if _, err := wire.Parse(line); err != nil {
+			return // the reader would not have passed it on
+		}
+		lt := newLiftTable("mcp-acpfs-lifted-0123-")
+		ctx := withLiftTable(context.Background(), lt)
+		unlift := func(s *string) {
+			if err := unliftArgument(ctx, s); err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+		}
+		// Both decodings fail alike (a content that is not a string, say),
+		// or both give the same arguments.
+		decode := func(line []byte, v any) error {
+			var req struct {
+				Params struct {
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"params"`
+			}
+			if err := json.Unmarshal(line, &req); err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			return json.Unmarshal(req.Params.Arguments, v)
+		}
+		switch sh.tool {
+		case WriteTextFile:
+			var want, got writeArgs
+			errWant, errGot := decode(line, &want), decode(lt.liftArguments(bytes.Clone(line)), &got)
+			if errGot == nil {
+				unlift(&got.Content)
+			}
+			if (errGot == nil) != (errWant == nil) || got != want {
+				t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
+			}
+		case EditTextFile:
+			var want, got editArgs
+			errWant, errGot := decode(line, &want), decode(lt.liftArguments(bytes.Clone(line)), &got)
+			for i := range got.Edits {
+				unlift(&got.Edits[i].OldText)
+				unlift(&got.Edits[i].NewText)
+			}
+			if (errGot == nil) != (errWant == nil) || !slices.Equal(got.Edits, want.Edits) || got.Path != want.Path {
+				t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
+			}
+		default:
+			if lifted := lt.liftArguments(bytes.Clone(line)); !bytes.Equal(lifted, line) {
+				t.Fatalf("%s: lifted an argument of a tool that takes none: %s", line, lifted)
+			}
+		}
+	})
 }

@@ -76,7 +76,7 @@ func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.
 		log:     logger,
 		w:       wire.NewWriter(out),
 		rawOut:  out,
-		out:     make(chan [][]byte),
+		out:     make(chan outLine),
 		jobs:    make(chan wire.Message),
 		lifts:   liftsArguments(srv),
 		pending: map[string]chan wire.Message{},
@@ -151,7 +151,7 @@ type conn struct {
 	ctx    context.Context
 	w      *wire.Writer
 	rawOut io.Writer         // what w writes to
-	out    chan [][]byte     // responses and requests to write, in order, each as the pieces of its line
+	out    chan outLine      // responses and requests to write, in order
 	jobs   chan wire.Message // requests, to an idle worker
 	lifts  bool              // srv's tools take lifted arguments (lift.go)
 
@@ -167,6 +167,14 @@ type conn struct {
 	nextID  int64
 	pending map[string]chan wire.Message // our requests to the client, by id
 	closed  error                        // set when no response can come
+}
+
+// outLine is a line to write, in pieces.
+type outLine struct {
+	pieces [][]byte
+	// lifts, if not nil, spliced its texts into pieces, and gets their
+	// buffers back once the line is written.
+	lifts *liftTable
 }
 
 // readResult is one message, or the error that ended or interrupted the
@@ -260,21 +268,22 @@ func (c *conn) handle(m wire.Message) {
 		return
 	}
 	line, err := encodeMessage(resp)
-	pieces := [][]byte{line}
+	out := outLine{pieces: [][]byte{line}}
 	if err == nil && lt != nil {
-		pieces, err = lt.spliceResults(line)
+		out.pieces, err = lt.spliceResults(line)
+		out.lifts = lt
 	}
 	if err != nil {
 		c.log.Error("encode MCP response", "id", string(m.ID), "error", err)
-		pieces = [][]byte{wire.ErrorResponse(m.ID, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil)}
+		out.pieces = [][]byte{wire.ErrorResponse(m.ID, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil)}
 	}
-	c.send(pieces)
+	c.send(out)
 }
 
-// send queues a line, in pieces, for the writer.
-func (c *conn) send(pieces [][]byte) {
+// send queues a line for the writer.
+func (c *conn) send(out outLine) {
 	select {
-	case c.out <- pieces:
+	case c.out <- out:
 	case <-c.ctx.Done():
 	}
 }
@@ -300,7 +309,7 @@ func (c *conn) overlong(over *wire.OverlongError) {
 	c.log.Warn("skipping an overlong MCP message", "error", over)
 	switch over.Kind {
 	case wire.KindRequest:
-		c.send([][]byte{wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)})
+		c.send(outLine{pieces: [][]byte{wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)}})
 	case wire.KindResponse:
 		c.mu.Lock()
 		reply, ok := c.pending[canonicalID(over.ID)]
@@ -353,7 +362,7 @@ func (c *conn) write(ctx context.Context) error {
 			if err := writeNote(n); err != nil {
 				return err
 			}
-		case pieces := <-c.out:
+		case out := <-c.out:
 			for drained := false; !drained; {
 				select {
 				case n := <-c.sess.notifications:
@@ -364,8 +373,11 @@ func (c *conn) write(ctx context.Context) error {
 					drained = true
 				}
 			}
-			if err := c.writeLine(pieces); err != nil {
+			if err := c.writeLine(out.pieces); err != nil {
 				return err
+			}
+			if out.lifts != nil {
+				out.lifts.releaseQuoted()
 			}
 		case <-ctx.Done():
 			return ctx.Err()
@@ -423,7 +435,7 @@ func (c *conn) request(ctx context.Context, method string, params any) (json.Raw
 		return nil, err
 	}
 	select {
-	case c.out <- [][]byte{line}:
+	case c.out <- outLine{pieces: [][]byte{line}}:
 	case <-ctx.Done():
 		forget()
 		return nil, ctx.Err()

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -56,6 +58,27 @@ func BenchmarkReaderLargeResponse(b *testing.B) {
 	r := NewReader(&cycleReader{data: line}, ReaderOptions{Logger: discardLogger})
 	for b.Loop() {
 		if m, err := r.Next(); err != nil || m.Kind() != KindResponse {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReaderLargeRequest reads a tools/call request that writes 1 MiB
+// of text like a source file's: a newline, which JSON escapes, every 60
+// bytes or so.
+func BenchmarkReaderLargeRequest(b *testing.B) {
+	var text strings.Builder
+	for i := 1; text.Len() < 1<<20; i++ {
+		fmt.Fprintf(&text, "line %6d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	content, _ := json.Marshal(text.String())
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_text_file",` +
+		`"arguments":{"path":"/home/u/project/big.txt","content":` + string(content) + `}}}` + "\n")
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	r := NewReader(&cycleReader{data: line}, ReaderOptions{Logger: discardLogger})
+	for b.Loop() {
+		if m, err := r.Next(); err != nil || m.Method != "tools/call" {
 			b.Fatal(err)
 		}
 	}

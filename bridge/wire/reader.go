@@ -2,6 +2,7 @@ package wire
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"log/slog"
 	"unicode/utf8"
@@ -17,8 +18,9 @@ const (
 	readBufferSize = 64 << 10
 	// logPrefixLen bounds how much of a skipped line is logged.
 	logPrefixLen = 200
-	// keepBufferCap is the largest assembly buffer kept between lines.
-	keepBufferCap = 1 << 20
+	// maxNoProgress is how many reads in a row may return nothing before
+	// a Reader gives up with io.ErrNoProgress, as bufio.Reader does.
+	maxNoProgress = 100
 )
 
 // ReaderOptions configures a Reader.
@@ -26,7 +28,9 @@ type ReaderOptions struct {
 	// MaxLineSize is the longest line accepted, in bytes, not counting the
 	// "\n" (a "\r" before it counts). Longer lines are discarded while
 	// being read, and reported with an *OverlongError: the Reader never
-	// holds more than MaxLineSize plus its 64 KiB read buffer of one line.
+	// holds more than MaxLineSize plus its 64 KiB read buffer of one line
+	// (and, while it grows the buffer a long line is read into, the
+	// buffer before, at most half that size).
 	// Zero or negative means DefaultMaxLineSize (64 MiB).
 	MaxLineSize int
 	// Logger receives one warning per skipped line. nil means
@@ -40,10 +44,11 @@ type ReaderOptions struct {
 // for concurrent use.
 type Reader struct {
 	br      *bufio.Reader
+	src     source // what br reads from
 	max     int
 	logger  *slog.Logger
 	label   string
-	buf     []byte            // assembles lines longer than the bufio buffer
+	hint    int               // the size to read the next long line into
 	methods map[string]string // interned method names
 	err     error             // sticky: returned by every later Next
 	warned  bool              // the jsonrpc version warning was logged
@@ -57,13 +62,50 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 	if max <= 0 {
 		max = DefaultMaxLineSize
 	}
-	return &Reader{
-		br:      bufio.NewReaderSize(r, readBufferSize),
+	rd := &Reader{
+		src:     source{r: r},
 		max:     max,
 		logger:  opts.Logger,
 		label:   opts.Label,
 		methods: make(map[string]string),
 	}
+	rd.br = bufio.NewReaderSize(&rd.src, readBufferSize)
+	return rd
+}
+
+// A source is a Reader's input: what a long line's last read took past
+// its end, then the underlying reader.
+type source struct {
+	r       io.Reader
+	pending []byte // read past a line, to be read again
+	buf     []byte // holds pending
+	err     error  // what r returned with the bytes now pending, for after them
+}
+
+func (s *source) Read(p []byte) (int, error) {
+	if len(s.pending) > 0 {
+		n := copy(p, s.pending)
+		s.pending = s.pending[n:]
+		return n, nil
+	}
+	if s.err != nil {
+		return 0, s.err
+	}
+	return s.r.Read(p)
+}
+
+// unread puts b, read from s with err, back in front of what s has
+// still to give.
+func (s *source) unread(b []byte, err error) {
+	if err != nil {
+		s.err = err
+	}
+	if len(s.pending) == 0 {
+		s.buf = append(s.buf[:0], b...)
+		s.pending = s.buf
+		return
+	}
+	s.pending = append(bytes.Clone(b), s.pending...)
 }
 
 func (r *Reader) log() *slog.Logger {
@@ -92,7 +134,7 @@ func (r *Reader) log() *slog.Logger {
 // valid after later calls.
 func (r *Reader) Next() (Message, error) {
 	for r.err == nil {
-		line, inBuf, err := r.readLine()
+		line, long, err := r.readLine()
 		if err != nil && err != io.EOF {
 			r.err = err
 			break
@@ -117,7 +159,6 @@ func (r *Reader) Next() (Message, error) {
 		}
 		if reason != "" {
 			r.warn("skipping malformed JSON-RPC line", reason, line, len(line))
-			r.dropBuf()
 			continue
 		}
 		if !r.warned && !env.versionOK(line) {
@@ -125,15 +166,9 @@ func (r *Reader) Next() (Message, error) {
 			r.log().Warn("wire: peer sent a message without \"jsonrpc\":\"2.0\"; accepting it (logged once)",
 				"peer", r.label, "prefix", prefix(line))
 		}
-		var raw []byte
-		if inBuf {
-			// The assembled line is handed over rather than copied
-			// again; the next long line assembles in a new buffer.
-			raw = line[:len(line):len(line)]
-			r.buf = nil
-		} else {
-			raw = make([]byte, len(line))
-			copy(raw, line)
+		raw := line[:len(line):len(line)] // a long line is already the message's own
+		if !long {
+			raw = bytes.Clone(line)
 		}
 		return env.message(raw, r.methods), nil
 	}
@@ -141,63 +176,104 @@ func (r *Reader) Next() (Message, error) {
 }
 
 // readLine returns the next line without its "\n". The line is either in
-// the bufio.Reader's buffer (valid until the next read) or, when inBuf, in
-// r.buf. It returns a nil line after discarding an overlong one, which it
-// leaves in r.over, and err as ReadSlice does (io.EOF may come with the
-// last line).
-func (r *Reader) readLine() (line []byte, inBuf bool, err error) {
-	r.buf = r.buf[:0]
-	for {
-		chunk, err := r.br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			if len(r.buf)+len(chunk) > r.max {
-				return nil, false, r.discard(chunk)
+// the bufio.Reader's buffer (valid until the next read) or, when long, a
+// new slice of its own. It returns a nil line after discarding an overlong
+// one, which it leaves in r.over, and err as ReadSlice does (io.EOF may
+// come with the last line).
+func (r *Reader) readLine() (line []byte, long bool, err error) {
+	chunk, err := r.br.ReadSlice('\n')
+	switch {
+	case err == bufio.ErrBufferFull:
+		return r.readLong(chunk)
+	case err == nil:
+		chunk = chunk[:len(chunk)-1]
+	case err != io.EOF:
+		return nil, false, err
+	}
+	if len(chunk) > r.max {
+		r.scan.reset()
+		r.scan.feed(chunk)
+		r.overlong(prefix(chunk), int64(len(chunk)), err == io.EOF)
+		return nil, false, err
+	}
+	if len(chunk) == 0 {
+		return nil, false, err
+	}
+	return chunk, false, err
+}
+
+// readLong reads a line longer than the bufio buffer, whose first bytes,
+// first, fill it. It reads the rest straight into the slice it returns,
+// sized for a line as long as the last long one: lines of about the same
+// size, as a client writing files sends, then cost no copy but that of
+// the first bytes. A longer line grows the slice by doubling; a much
+// shorter one is copied into a slice of its size, so that little memory is
+// held past its end.
+func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
+	if len(first) > r.max {
+		r.scan.reset()
+		r.scan.feed(first)
+		return nil, false, r.discard(prefix(first), int64(len(first)))
+	}
+	line := make([]byte, len(first), min(max(r.hint, 2*len(first)), r.max+1))
+	copy(line, first)
+	for searched, empty := len(line), 0; ; {
+		if len(line) == cap(line) {
+			if len(line) > r.max {
+				r.scan.reset()
+				r.scan.feed(line)
+				return nil, false, r.discard(prefix(line), int64(len(line)))
 			}
-			r.appendBuf(chunk)
-			continue
+			grown := make([]byte, len(line), min(2*cap(line), r.max+1))
+			copy(grown, line)
+			line = grown
 		}
-		if err == nil {
-			chunk = chunk[:len(chunk)-1]
-		} else if err != io.EOF {
-			return nil, false, err
+		// A read at most the size of the bufio buffer, so that what it
+		// takes past the line is little to hand back.
+		n, err := r.src.Read(line[len(line):min(cap(line), len(line)+readBufferSize)])
+		line = line[:len(line)+n]
+		if i := bytes.IndexByte(line[searched:], '\n'); i >= 0 {
+			end := searched + i
+			r.src.unread(line[end+1:], err)
+			return r.longLine(line[:end]), true, nil
 		}
-		if len(r.buf)+len(chunk) > r.max {
-			p, n := r.longPrefix(chunk), int64(len(r.buf)+len(chunk))
-			r.scanLong(chunk)
-			r.overlong(p, n, err == io.EOF)
-			return nil, false, err
-		}
-		if len(r.buf) == 0 {
-			if len(chunk) == 0 {
+		searched = len(line)
+		switch {
+		case err == io.EOF:
+			if len(line) > r.max {
+				r.scan.reset()
+				r.scan.feed(line)
+				r.overlong(prefix(line), int64(len(line)), true)
 				return nil, false, err
 			}
-			return chunk, false, err
+			return r.longLine(line), true, err
+		case err != nil:
+			return nil, false, err
+		case n > 0:
+			empty = 0
+		default:
+			if empty++; empty >= maxNoProgress {
+				return nil, false, io.ErrNoProgress
+			}
 		}
-		r.appendBuf(chunk)
-		return r.buf, true, err
 	}
 }
 
-// appendBuf appends chunk to r.buf, doubling its capacity as needed but
-// never beyond MaxLineSize. (append grows large slices by 1.25x, which
-// would allocate several times the line in total.)
-func (r *Reader) appendBuf(chunk []byte) {
-	if need := len(r.buf) + len(chunk); need > cap(r.buf) {
-		c := min(max(2*cap(r.buf), 2*readBufferSize), r.max)
-		nb := make([]byte, len(r.buf), max(c, need))
-		copy(nb, r.buf)
-		r.buf = nb
+// longLine returns line, a long line read whole, as a slice of its own
+// size or close to it, and sizes the next long line's buffer after it,
+// with room to spare for one a little longer.
+func (r *Reader) longLine(line []byte) []byte {
+	r.hint = len(line) + len(line)/16
+	if cap(line)-len(line) > len(line)/4 {
+		line = bytes.Clone(line)
 	}
-	r.buf = append(r.buf, chunk...)
+	return line[:len(line):len(line)]
 }
 
-// discard skips the rest of an overlong line whose first bytes are in
-// r.buf followed by chunk, reading it a buffer at a time, and scanning it
-// for its envelope as it goes.
-func (r *Reader) discard(chunk []byte) error {
-	p := r.longPrefix(chunk)
-	n := int64(len(r.buf) + len(chunk))
-	r.scanLong(chunk)
+// discard skips the rest of an overlong line, whose first n bytes the
+// envelope scan has seen, reading it a buffer at a time, and scanning it
+// as it goes. prefix is its start, for the log.
+func (r *Reader) discard(prefix string, n int64) error {
 	for {
 		chunk, err := r.br.ReadSlice('\n')
 		n += int64(len(chunk))
@@ -211,20 +287,10 @@ func (r *Reader) discard(chunk []byte) error {
 		}
 		if err == nil || err == io.EOF {
 			r.scan.feed(chunk)
-			r.overlong(p, n, err == io.EOF)
+			r.overlong(prefix, n, err == io.EOF)
 		}
 		return err
 	}
-}
-
-// scanLong starts the envelope scan of an overlong line whose first bytes
-// are in r.buf followed by chunk, and lets r.buf go.
-func (r *Reader) scanLong(chunk []byte) {
-	r.scan.reset()
-	r.scan.feed(r.buf)
-	r.scan.feed(chunk)
-	r.buf = r.buf[:0]
-	r.dropBuf()
 }
 
 // overlong records the overlong line of n bytes just discarded, whose
@@ -238,25 +304,6 @@ func (r *Reader) overlong(prefix string, n int64, atEOF bool) {
 	}
 	r.log().Warn("wire: skipping overlong JSON-RPC line", "peer", r.label, "reason", reason,
 		"len", n, "max", r.max, "kind", kind.String(), "id", string(id), "method", method, "prefix", prefix)
-}
-
-// longPrefix copies the start of a line assembled from r.buf and chunk.
-func (r *Reader) longPrefix(chunk []byte) string {
-	var b []byte
-	if len(r.buf) >= logPrefixLen+utf8.UTFMax {
-		b = r.buf
-	} else {
-		b = append(r.buf[:len(r.buf):len(r.buf)], chunk[:min(len(chunk), logPrefixLen+utf8.UTFMax)]...)
-	}
-	return prefix(b)
-}
-
-// dropBuf forgets r.buf if it grew large, so that one huge line does not
-// pin its memory for the life of the stream.
-func (r *Reader) dropBuf() {
-	if cap(r.buf) > keepBufferCap {
-		r.buf = nil
-	}
 }
 
 func (r *Reader) warn(msg, reason string, line []byte, n int) {

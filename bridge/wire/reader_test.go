@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -442,6 +443,176 @@ func TestReaderMessagesSurviveLaterReads(t *testing.T) {
 		if i+1 < len(msgs) && m.Params != nil && cap(m.Params) != len(m.Params) {
 			t.Errorf("message %d Params has spare capacity %d; appending to it would clobber Raw", i, cap(m.Params)-len(m.Params))
 		}
+	}
+}
+
+// A long line costs one allocation of about its own size once the Reader
+// has seen one as long, which it reads straight into: not a buffer grown
+// by doubling, which allocates (and clears) about four times the line.
+func TestReaderAllocatesALongLineOnce(t *testing.T) {
+	line := `{"method":"big","params":"` + strings.Repeat("z", 1<<20-100) + `"}` + "\n"
+	r, _ := newRecordingReader(strings.NewReader(strings.Repeat(line, 4)), ReaderOptions{})
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 3 {
+		if m, err := r.Next(); err != nil || len(m.Raw) != len(line)-1 {
+			t.Fatalf("Next = %d bytes, %v", len(m.Raw), err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 3; per > uint64(len(line)+len(line)/8) {
+		t.Errorf("reading a line of %d bytes allocated %d bytes", len(line), per)
+	}
+}
+
+// chunkReader returns its data in reads of the sizes it cycles through.
+type chunkReader struct {
+	data  []byte
+	sizes []int
+	n     int
+}
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	if len(c.data) == 0 {
+		return 0, io.EOF
+	}
+	k := min(len(p), len(c.data), c.sizes[c.n%len(c.sizes)])
+	c.n++
+	k = copy(p, c.data[:k])
+	c.data = c.data[k:]
+	return k, nil
+}
+
+// Long lines of every size around the read buffer's, one after another,
+// come through whole however the reads split them: a long line's last
+// read may take in the lines after it, the last line may come with
+// io.EOF, and an error after the data comes after every line before it.
+func TestReaderLongLinesInAnyReads(t *testing.T) {
+	var lines []string
+	for i, n := range []int{10, readBufferSize - 1, readBufferSize, readBufferSize + 1, 3 * readBufferSize, 20, 1 << 20, 5000, 300 << 10, 2*readBufferSize + 7, 1 << 20, 15} {
+		line := fmt.Sprintf(`{"method":"m%d","params":"`, i)
+		line += strings.Repeat(string(rune('a'+i)), max(n-len(line)-2, 0)) + `"}`
+		if i%3 == 1 {
+			line += "\r"
+		}
+		lines = append(lines, line)
+	}
+	input := []byte(strings.Join(lines, "\n"))
+	check := func(t *testing.T, msgs []Message) {
+		t.Helper()
+		if len(msgs) != len(lines) {
+			t.Fatalf("got %d messages, want %d", len(msgs), len(lines))
+		}
+		for i, m := range msgs {
+			if want := strings.TrimSuffix(lines[i], "\r"); string(m.Raw) != want {
+				t.Fatalf("message %d has %d bytes, want %d", i, len(m.Raw), len(want))
+			}
+		}
+	}
+	for _, sizes := range [][]int{{1 << 30}, {readBufferSize}, {1000, 70000, 3, 1 << 20}, {readBufferSize + 1, 17}, {4096}} {
+		t.Run(fmt.Sprint(sizes), func(t *testing.T) {
+			r, _ := newRecordingReader(&chunkReader{data: input, sizes: sizes}, ReaderOptions{})
+			msgs, err := readAll(r)
+			if err != io.EOF {
+				t.Fatalf("Next error = %v, want io.EOF", err)
+			}
+			check(t, msgs)
+		})
+	}
+	t.Run("data with EOF", func(t *testing.T) {
+		r, _ := newRecordingReader(iotest.DataErrReader(&chunkReader{data: input, sizes: []int{50000, 1 << 20}}), ReaderOptions{})
+		msgs, err := readAll(r)
+		if err != io.EOF {
+			t.Fatalf("Next error = %v, want io.EOF", err)
+		}
+		check(t, msgs)
+	})
+	t.Run("error after the data", func(t *testing.T) {
+		boom := errors.New("boom")
+		in := io.MultiReader(&chunkReader{data: append(input, '\n'), sizes: []int{1 << 30}}, iotest.ErrReader(boom))
+		r, _ := newRecordingReader(in, ReaderOptions{})
+		msgs, err := readAll(r)
+		if err != boom {
+			t.Fatalf("Next error = %v, want the reader's", err)
+		}
+		check(t, msgs)
+	})
+}
+
+// The ways a long line can end besides its newline: over MaxLineSize
+// already in its first read buffer, over it at the end of the input, cut
+// short by an error, or by a reader that stops giving anything.
+func TestReaderLongLineEnds(t *testing.T) {
+	big := func(n int) string { return `{"id":1,"method":"big","params":"` + strings.Repeat("a", n) + `"}` }
+	next := `{"method":"next"}`
+	boom := errors.New("boom")
+	for _, tc := range []struct {
+		name    string
+		input   io.Reader
+		max     int
+		msgs    int // of next
+		overs   int
+		overEOF bool
+		err     error
+	}{
+		{"over the limit in the first buffer", strings.NewReader(big(100000) + "\n" + next), 1000, 1, 1, false, io.EOF},
+		{"over the limit at the end", strings.NewReader(next + "\n" + big(150000)), 100000, 1, 1, true, io.EOF},
+		{"cut short by an error", io.MultiReader(strings.NewReader(next+"\n"+big(150000)), iotest.ErrReader(boom)), 0, 1, 0, false, boom},
+		{"no progress", io.MultiReader(strings.NewReader(next+"\n"+big(150000)), emptyReader{}), 0, 1, 0, false, io.ErrNoProgress},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, logs := newRecordingReader(tc.input, ReaderOptions{MaxLineSize: tc.max})
+			msgs, overs, err := readAllOverlong(r)
+			if err != tc.err || len(msgs) != tc.msgs || len(overs) != tc.overs {
+				t.Fatalf("got %d messages, %d overlong, error %v; want %d, %d, %v", len(msgs), len(overs), err, tc.msgs, tc.overs, tc.err)
+			}
+			for _, m := range msgs {
+				if m.Method != "next" {
+					t.Errorf("got message %q", m.Method)
+				}
+			}
+			if tc.overs > 0 {
+				if o := overs[0]; o.Kind != KindRequest || string(o.ID) != "1" || o.Method != "big" {
+					t.Errorf("overlong error = %+v, want request 1, big", *o)
+				}
+				want := "line longer than MaxLineSize"
+				if tc.overEOF {
+					want = "last " + want
+				}
+				if !slices.ContainsFunc(logs.records(), func(r logRecord) bool { return r.Attrs["reason"] == want }) {
+					t.Errorf("log records %+v, want one with reason %q", logs.records(), want)
+				}
+			}
+		})
+	}
+}
+
+// emptyReader returns nothing, and no error, forever.
+type emptyReader struct{}
+
+func (emptyReader) Read([]byte) (int, error) { return 0, nil }
+
+// What a long line's last read takes past it comes back in order, before
+// the rest of the input, and its error after it.
+func TestSourceUnread(t *testing.T) {
+	boom := errors.New("boom")
+	s := source{r: strings.NewReader("xyz")}
+	s.unread([]byte("de"), nil)
+	p := make([]byte, 1)
+	if n, err := s.Read(p); n != 1 || err != nil || p[0] != 'd' {
+		t.Fatalf("Read = %d %q, %v", n, p[:n], err)
+	}
+	s.unread([]byte("bc"), nil)
+	if got, err := io.ReadAll(&s); string(got) != "bcexyz" || err != nil {
+		t.Fatalf("read %q, %v; want bcexyz", got, err)
+	}
+	s = source{r: strings.NewReader("never")}
+	s.unread([]byte("ab"), boom)
+	if got, err := io.ReadAll(&s); string(got) != "ab" || err != boom {
+		t.Fatalf("read %q, %v; want ab, then the error", got, err)
 	}
 }
 

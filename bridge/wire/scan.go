@@ -1,9 +1,11 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/bits"
 )
 
 // maxDepth is the deepest nesting the scanner accepts. It matches
@@ -50,7 +52,7 @@ type envelope struct {
 // The scanner validates the whole line as encoding/json's does (control
 // characters, escapes, numbers, nesting depth; like encoding/json it does
 // not insist on valid UTF-8), but builds nothing: the cost is one pass over
-// the bytes, with a word-at-a-time fast path inside strings.
+// the bytes, with fast paths inside strings (see str).
 func scanObject(b []byte) (env envelope, reason string) {
 	for i := range env.mem {
 		env.mem[i] = span{-1, -1}
@@ -360,11 +362,12 @@ const (
 	msb = 0x8080808080808080
 )
 
-// special reports whether any byte of the little-endian word x is a quote,
-// a backslash or a control character (< 0x20). It may report true for a
-// word without one (then the slow path looks byte by byte) but never false
-// for a word with one.
-func special(x uint64) bool {
+// specials returns a mask of top bits whose lowest set bit (if any) is
+// that of the first byte of the little-endian word x that is a quote, a
+// backslash or a control character (< 0x20), and that is zero if x has
+// none. Bits above the lowest may be wrong: a borrow out of a byte that is
+// flagged can flag the next one, never an earlier one.
+func specials(x uint64) uint64 {
 	const (
 		quotes      = '"' * lsb
 		backslashes = '\\' * lsb
@@ -374,16 +377,37 @@ func special(x uint64) bool {
 	bs := x ^ backslashes
 	zq := (q - lsb) &^ q
 	zb := (bs - lsb) &^ bs
-	return (less|zq|zb)&msb != 0
+	return (less | zq | zb) & msb
 }
+
+// sparseRun is the length of a run of plain bytes in a string, ending at
+// an escape, after which str expects the runs that follow to be long too.
+const sparseRun = 32
 
 // str scans a JSON string starting at the opening quote and reports whether
 // it contains escapes.
-func (s *scanner) str() (escaped, ok bool) {
+//
+// It finds the next byte that is not plain (a quote, a backslash or a
+// control character) a word at a time, which suits short strings and short
+// runs between escapes. After a long run that ends at an escape, as in a
+// file's text with a newline every line, it hands the rest of the string
+// to sparseStr.
+func (s *scanner) str() (escaped, ok bool) { return s.scanStr(true) }
+
+// scanStr is str, which may hand over to sparseStr, or, if not, scans
+// the string byte by byte after each byte that is not plain and records
+// the first error in it.
+func (s *scanner) scanStr(sparse bool) (escaped, ok bool) {
 	b := s.b
 	i := s.i + 1
 	for {
-		for i+8 <= len(b) && !special(binary.LittleEndian.Uint64(b[i:])) {
+		from := i
+		// Skip to the next byte that is not plain, a word at a time.
+		for i+8 <= len(b) {
+			if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break
+			}
 			i += 8
 		}
 		if i >= len(b) {
@@ -396,6 +420,9 @@ func (s *scanner) str() (escaped, ok bool) {
 			return escaped, true
 		case c == '\\':
 			escaped = true
+			if sparse && i-from >= sparseRun {
+				return s.sparseStr(i)
+			}
 			if i+1 >= len(b) {
 				s.i = i + 1
 				return escaped, s.failAt("unterminated escape")
@@ -417,9 +444,77 @@ func (s *scanner) str() (escaped, ok bool) {
 			s.i = i
 			return escaped, s.failAt("control character in string")
 		default:
-			i++
+			i++ // in the last word's bytes
 		}
 	}
+}
+
+// sparseStr scans the rest of a string from the escape at b[i] on, all
+// before it checked. It finds the closing quote and each backslash with
+// bytes.IndexByte, which looks at many bytes at once, rather than look at
+// every word for all three kinds of byte that are not plain, and checks
+// the rest for control characters in one pass at the end. If the string
+// is wrong it scans it again with scanStr, for the first error and its
+// offset.
+func (s *scanner) sparseStr(i int) (escaped, ok bool) {
+	b := s.b
+	from := i
+	end := -1 // the first quote at or after i, once looked for
+	for {
+		if end < i {
+			end = len(b)
+			if q := bytes.IndexByte(b[i:], '"'); q >= 0 {
+				end = i + q
+			}
+		}
+		if n := bytes.IndexByte(b[i:end], '\\'); n >= 0 {
+			i += n
+		} else if end == len(b) || hasControl(b[from:end]) {
+			return s.scanStr(false)
+		} else {
+			s.i = end + 1
+			return true, true
+		}
+		switch {
+		case i+1 < len(b) && simpleEscape[b[i+1]]:
+			i += 2
+		case i+5 < len(b) && b[i+1] == 'u' && isHex(b[i+2]) && isHex(b[i+3]) && isHex(b[i+4]) && isHex(b[i+5]):
+			i += 6
+		default:
+			return s.scanStr(false)
+		}
+	}
+}
+
+// simpleEscape holds the characters that make a two-byte escape after a
+// backslash.
+var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': true, 'n': true, 'r': true, 't': true}
+
+// hasControl reports whether b holds a control character (< 0x20).
+func hasControl(b []byte) bool {
+	var acc uint64
+	for len(b) >= 32 {
+		x0 := binary.LittleEndian.Uint64(b)
+		x1 := binary.LittleEndian.Uint64(b[8:])
+		x2 := binary.LittleEndian.Uint64(b[16:])
+		x3 := binary.LittleEndian.Uint64(b[24:])
+		// A byte's top bit is set after subtracting 0x20 when it was
+		// below 0x20 (or is borrowed from, which takes one that was),
+		// and was clear before.
+		acc |= (x0-0x20*lsb)&^x0 | (x1-0x20*lsb)&^x1 | (x2-0x20*lsb)&^x2 | (x3-0x20*lsb)&^x3
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		x := binary.LittleEndian.Uint64(b)
+		acc |= (x - 0x20*lsb) &^ x
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return acc&msb != 0
 }
 
 func isHex(c byte) bool {

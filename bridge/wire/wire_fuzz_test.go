@@ -39,6 +39,13 @@ var readerSeeds = []string{
 	`{"jsonrpc":"2.0","m\u0065thod":"fs/write_text_file","params":{"content":"` + strings.Repeat(`x\"\\`, fuzzMaxLine/4) + `","id":1},"id":"last"}`,
 	`{"jsonrpc":"2.0","id":-2.5e1,"result":[{"id":3},"` + strings.Repeat("y", fuzzMaxLine) + `"]}`,
 	"not json\n{\"method\":\"ok\"}\r\n42\n\"s\"\nnull",
+	// Long runs between escapes, which str scans another way, then each
+	// kind of error.
+	`{"method":"m","params":"` + strings.Repeat("a", 40) + `\n` + strings.Repeat("b", 40) + `\t\u00e9\"` + strings.Repeat("c", 40) + `\\"}`,
+	`{"method":"m","params":"` + strings.Repeat("a", 40) + `\n` + strings.Repeat("b", 40) + "\x01" + `"}`,
+	`{"method":"m","params":"` + strings.Repeat("a", 40) + `\n` + strings.Repeat("b", 40) + `\x"}`,
+	`{"method":"m","params":"` + strings.Repeat("a", 40) + `\n` + strings.Repeat("b", 40) + `\u12"}`,
+	`{"method":"m","params":"` + strings.Repeat("a", 40) + `\n` + strings.Repeat("b", 40) + `}`,
 }
 
 func FuzzReader(f *testing.F) {

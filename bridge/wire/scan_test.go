@@ -1,0 +1,83 @@
+package wire
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// specials's lowest flag is the first quote, backslash or control
+// character in any word, so the scan stops exactly there, and never at a
+// word without one. The words tried put every byte value at every offset,
+// next to every kind of byte, alone and in runs.
+func TestSpecialsFlagsTheFirstByteExactly(t *testing.T) {
+	special := func(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
+	for c := range 256 {
+		for _, other := range []byte{0, 0x1f, 0x20, 0x21, '"', 0x23, '\\', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
+			for pos := range 8 {
+				for _, fill := range []int{0, pos, 8} { // bytes [0, fill) are other, the rest c
+					var w [8]byte
+					for k := range w {
+						w[k] = other
+						if k >= fill {
+							w[k] = byte(c)
+						}
+					}
+					w[pos] = byte(c)
+					first := -1
+					for k := range w {
+						if special(w[k]) {
+							first = k
+							break
+						}
+					}
+					m := specials(binary.LittleEndian.Uint64(w[:]))
+					switch {
+					case first < 0 && m != 0:
+						t.Fatalf("specials(% x) = %#x, want 0", w, m)
+					case first >= 0 && (m == 0 || bits.TrailingZeros64(m)/8 != first || m&^msb != 0):
+						t.Fatalf("specials(% x) = %#x, want the lowest flag on byte %d", w, m, first)
+					}
+					if got, want := hasControl(w[:]), slices.ContainsFunc(w[:], func(c byte) bool { return c < 0x20 }); got != want {
+						t.Fatalf("hasControl(% x) = %v, want %v", w, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// A string with long runs between its escapes is scanned by sparseStr;
+// whatever is wrong with it, the error and its offset are those of the
+// byte-by-byte scan, and it is accepted exactly when encoding/json accepts
+// it.
+func TestLongStringsScanLikeShortOnes(t *testing.T) {
+	long := strings.Repeat("a", sparseRun+5)
+	var bodies []string
+	for _, tail := range []string{
+		``, `\n`, `\"`, `\\`, `\u00e9`, `\ud83d\ude00`, `\"` + long, `\\"`, // fine
+		"\x01", "\x1f" + long, `\x`, `\u12`, `\u12g4`, `\`, `"`, // wrong, or cut short
+	} {
+		for _, mid := range []string{"", "b", long, `\t` + long, long + "\x00" + long, long + `\q`} {
+			bodies = append(bodies, long+`\n`+mid+tail, long+`\n`+long+`\n`+mid+tail+long)
+		}
+	}
+	for _, body := range bodies {
+		for _, end := range []string{`"`, ``} {
+			b := []byte(`"` + body + end)
+			fast := scanner{b: b}
+			fastEsc, fastOK := fast.str()
+			exact := scanner{b: b}
+			exactEsc, exactOK := exact.scanStr(false)
+			if fastOK != exactOK || fast.err != exact.err || fast.i != exact.i || fastOK && fastEsc != exactEsc {
+				t.Errorf("%q: str = %v %q at %d, the byte-by-byte scan = %v %q at %d", b, fastOK, fast.err, fast.i, exactOK, exact.err, exact.i)
+			}
+			if accepted := fastOK && fast.i == len(b); accepted != json.Valid(b) {
+				t.Errorf("%q: str accepts it: %v, encoding/json: %v", b, accepted, json.Valid(b))
+			}
+		}
+	}
+}

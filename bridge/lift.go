@@ -89,6 +89,7 @@ type liftTable struct {
 	args    map[string]*liftedArg // placeholder -> the argument
 	results map[string]string     // placeholder -> the result's text
 	quoted  map[string][]byte     // placeholder -> the result's text quoted, once spliced
+	raw     map[string][]byte     // placeholder -> a result's value, already JSON
 }
 
 // liftedArg is one string argument lifted out of a call.
@@ -373,6 +374,11 @@ func hex4(b []byte) rune {
 // rune by rune; anything else goes to encoding/json, which replaces
 // invalid bytes with U+FFFD.
 func quoteJSON(q []byte, text string) ([]byte, error) {
+	if len(text) <= 64 && plainASCII(text) { // a name, a path: no setup
+		q = append(q, '"')
+		q = append(q, text...)
+		return append(q, '"'), nil
+	}
 	if !utf8.ValidString(text) {
 		m, err := json.Marshal(text)
 		return append(q, m...), err
@@ -426,6 +432,17 @@ func load64(s string) uint64 {
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
+// plainASCII reports whether text is ASCII with nothing to escape in a
+// JSON string.
+func plainASCII(text string) bool {
+	for i := 0; i < len(text); i++ {
+		if c := text[i]; c >= utf8.RuneSelf || mustEscape(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // mustEscape reports whether c must be escaped in a JSON string.
 func mustEscape(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
 
@@ -468,6 +485,32 @@ func liftResult(ctx context.Context, text string) string {
 	return ph
 }
 
+// liftStructured returns what a handler puts in its result as structured
+// content: v itself, or, when the transport will splice it in, a
+// placeholder for v as appendJSON encodes it. size is about how long that
+// JSON is. A large listing is then encoded by a direct appender rather
+// than by reflection, and the line the transport searches for
+// placeholders stays short. appendJSON must encode v as encoding/json
+// would, up to the escaping of valid JSON strings (quoteJSON).
+func liftStructured(ctx context.Context, v any, size int, appendJSON func([]byte) ([]byte, error)) any {
+	lt, _ := ctx.Value(liftKey{}).(*liftTable)
+	if lt == nil || size < liftMin {
+		return v
+	}
+	raw, err := appendJSON(getQuoteBuf(size))
+	if err != nil {
+		return v // encoding/json will say what is wrong
+	}
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if lt.raw == nil {
+		lt.raw = make(map[string][]byte, 1)
+	}
+	ph := lt.placeholderLocked()
+	lt.raw[ph] = raw
+	return ph
+}
+
 // spliceResults returns line, an encoded response, as the pieces of the
 // line to write with the texts lifted out of the result in place of their
 // placeholders. Each text is quoted once, however often it occurs; the
@@ -477,7 +520,7 @@ func liftResult(ctx context.Context, text string) string {
 func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	if len(lt.results) == 0 {
+	if len(lt.results) == 0 && len(lt.raw) == 0 {
 		return [][]byte{line}, nil
 	}
 	if lt.quoted == nil {
@@ -493,6 +536,11 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 		at := i + j
 		end := at + 1 + bytes.IndexByte(line[at+1:], '"') + 1
 		ph := string(line[at+1 : end-1])
+		if raw, ok := lt.raw[ph]; ok {
+			pieces = append(pieces, line[last:at], raw)
+			last, i = end, end
+			continue
+		}
 		text, ok := lt.results[ph]
 		if !ok {
 			i = end
@@ -515,16 +563,19 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 	return append(pieces, line[last:]), nil
 }
 
-// releaseQuoted hands the buffers spliceResults quoted texts into back for
-// reuse. The caller has written the pieces that held them and uses them no
-// more.
+// releaseQuoted hands the buffers spliceResults quoted texts into, and
+// those liftStructured encoded values into, back for reuse. The caller has
+// written the pieces that held them and uses them no more.
 func (lt *liftTable) releaseQuoted() {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	for _, q := range lt.quoted {
 		putQuoteBuf(q)
 	}
-	lt.quoted = nil
+	for _, r := range lt.raw {
+		putQuoteBuf(r)
+	}
+	lt.quoted, lt.raw = nil, nil
 }
 
 // quoteBufs holds buffers to quote result texts into: a text read from a

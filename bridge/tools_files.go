@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -535,8 +536,48 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	if len(out.Entries) > MaxListEntries {
 		out.Entries, out.Truncated = out.Entries[:MaxListEntries], true
 	}
-	// DirFS sorts by name. The text is spliced in by the transport (lift.go).
-	return mcp.NewToolResultStructured(out, liftResult(ctx, listText(out))), nil
+	// DirFS sorts by name. The text and the structured content are
+	// spliced in by the transport (lift.go).
+	structured := liftStructured(ctx, out, 64+len(out.Entries)*64, out.appendJSON)
+	return mcp.NewToolResultStructured(structured, liftResult(ctx, listText(out))), nil
+}
+
+// appendJSON appends o as encoding/json encodes it (up to the escaping of
+// valid strings), for liftStructured.
+func (o listOutput) appendJSON(b []byte) ([]byte, error) {
+	var err error
+	b = append(b, `{"path":`...)
+	if b, err = quoteJSON(b, o.Path); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"entries":[`...)
+	for i, e := range o.Entries {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		if b, err = quoteJSON(b, e.Name); err != nil {
+			return nil, err
+		}
+		b = append(b, `,"type":`...)
+		if b, err = quoteJSON(b, string(e.Type)); err != nil {
+			return nil, err
+		}
+		if e.Size != nil {
+			b = append(b, `,"size":`...)
+			b = strconv.AppendInt(b, *e.Size, 10)
+		}
+		if e.Modified != "" {
+			b = append(b, `,"modified":`...)
+			if b, err = quoteJSON(b, e.Modified); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, '}')
+	}
+	b = append(b, `],"truncated":`...)
+	b = strconv.AppendBool(b, o.Truncated)
+	return append(b, '}'), nil
 }
 
 // listText is list_directory's text content: a count, then an entry a

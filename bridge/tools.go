@@ -182,7 +182,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		return errorResult("read", p, err), nil
 	}
 	if whole {
-		sum = hashText(text)
+		sum = runtime.HashText(text)
 	}
 	lines := countLines(text)
 	text = liftResult(ctx, text) // lift.go: spliced in by the transport
@@ -223,6 +223,6 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := fsys.WriteTextFile(ctx, p, args.Content); err != nil {
 		return errorResult("write", p, err), nil
 	}
-	out := writeOutput{Path: p, BytesWritten: len(args.Content), SHA256: hashText(args.Content)}
+	out := writeOutput{Path: p, BytesWritten: len(args.Content), SHA256: runtime.HashText(args.Content)}
 	return mcp.NewToolResultStructured(out, fmt.Sprintf("wrote %d bytes to %s", len(args.Content), p)), nil
 }

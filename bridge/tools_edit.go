@@ -82,23 +82,6 @@ func (e *changedError) Unwrap() []error {
 	return []error{errChanged}
 }
 
-// hashText returns the hex SHA-256 of text. It hashes through a pooled
-// buffer, not a copy of text: the text can be the size limit.
-func hashText(text string) string {
-	h := sha256.New()
-	buf := hashBufs.Get().(*[32 << 10]byte)
-	for len(text) > 0 {
-		n := copy(buf[:], text)
-		h.Write(buf[:n])
-		text = text[n:]
-	}
-	hashBufs.Put(buf)
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.Sum(sum[:0]))
-}
-
-var hashBufs = sync.Pool{New: func() any { return new([32 << 10]byte) }}
-
 // hashFile returns the hash of the whole file at path as fsys's read route
 // sees it: runtime.HashFS when fsys has it, a whole read otherwise.
 func hashFile(ctx context.Context, fsys runtime.FS, path string) (string, error) {
@@ -109,7 +92,7 @@ func hashFile(ctx context.Context, fsys runtime.FS, path string) (string, error)
 	if err != nil {
 		return "", err
 	}
-	return hashText(text), nil
+	return runtime.HashText(text), nil
 }
 
 // checkExpectedHash parses an expectedHash argument: "" (none) or 64 hex
@@ -334,7 +317,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}
-	out := editOutput{Path: p, SHA256Before: hashText(before), DryRun: args.DryRun}
+	out := editOutput{Path: p, SHA256Before: runtime.HashText(before), DryRun: args.DryRun}
 	if expected != "" && out.SHA256Before != expected {
 		return errorResult("edit", p, &changedError{expected: expected, actual: out.SHA256Before}), nil
 	}
@@ -343,7 +326,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		return errorResult("edit", p, err), nil
 	}
 	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
-	out.SHA256After = hashText(after)
+	out.SHA256After = runtime.HashText(after)
 	out.Diff, out.DiffTruncated = unifiedDiff(p, before, after)
 	if after != before && !args.DryRun {
 		if err := fsys.WriteTextFile(ctx, p, after); err != nil {

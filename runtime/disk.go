@@ -35,6 +35,14 @@ type DiskOptions struct {
 	// lie outside the roots, and a link made there to a file outside
 	// would otherwise read or change that file.
 	AllowHardLinks bool
+	// NoSync makes writes skip fsync. They stay atomic against a process
+	// that crashes or is killed (the content goes to a temporary file
+	// that is renamed over the target, so the file holds the old content
+	// or the new, never a mix), but a power loss or a kernel crash may
+	// lose the latest writes, and on some file systems leave a newly
+	// written file empty. By default (false) a write syncs the file's
+	// data before the rename and the directory after it.
+	NoSync bool
 }
 
 // Disk is an FS on local disk, confined to a set of root directories.
@@ -51,6 +59,7 @@ type Disk struct {
 	roots     []*diskRoot // fixed once opened
 	max       int64
 	hardLinks bool // DiskOptions.AllowHardLinks
+	noSync    bool // DiskOptions.NoSync
 	closed    atomic.Bool
 }
 
@@ -75,7 +84,7 @@ type diskRoot struct {
 // symlink is also known by its real path. An empty list gives a Disk that
 // refuses every path.
 func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
-	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks}
+	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks, noSync: opts.NoSync}
 	if d.max <= 0 {
 		d.max = DefaultMaxFileSize
 	}
@@ -145,7 +154,7 @@ func (d *Disk) MaxFileSize() int64 { return d.max }
 // cannot widen it. A dir outside every root, or missing, is dropped. The
 // result shares nothing with d and must be closed itself.
 func (d *Disk) Narrow(dirs []string) (*Disk, error) {
-	n := &Disk{max: d.max, hardLinks: d.hardLinks}
+	n := &Disk{max: d.max, hardLinks: d.hardLinks, noSync: d.noSync}
 	for _, dir := range dirs {
 		if checkRootArg(dir) != nil || !filepath.IsAbs(dir) {
 			continue
@@ -329,10 +338,15 @@ func (d *Disk) content(info fs.FileInfo) error {
 // Disk allows hard links: another name may lie outside the roots, so its
 // content is not the roots' to give or change.
 func (d *Disk) links(info fs.FileInfo) error {
-	if d.hardLinks || !info.Mode().IsRegular() {
+	return d.linksOf(info.Mode(), linkCount(info))
+}
+
+// linksOf is links for a file of mode m that has n names.
+func (d *Disk) linksOf(m fs.FileMode, n uint64) error {
+	if d.hardLinks || !m.IsRegular() {
 		return nil
 	}
-	if n := linkCount(info); n > 1 {
+	if n > 1 {
 		return fmt.Errorf("%w: it has %d names (hard links), and another may lie outside the allowed roots", ErrHardLinked, n)
 	}
 	return nil
@@ -362,10 +376,11 @@ func (c ctxReader) Read(p []byte) (int, error) {
 
 // WriteTextFile implements [FS]. It creates the file and its missing parent
 // directories, and replaces the file atomically: the content goes to a
-// temporary file in the same directory, which is synced and renamed over
-// the target. A crash leaves the old or the new content, never a mix. An
-// existing file keeps its permission bits. A symlink is followed to its
-// target when that stays inside the root; the link itself is kept.
+// temporary file in the same directory, which is synced (unless
+// [DiskOptions.NoSync]) and renamed over the target. A crash leaves the old
+// or the new content, never a mix. An existing file keeps its permission
+// bits. A symlink is followed to its target when that stays inside the
+// root; the link itself is kept.
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}
@@ -383,16 +398,19 @@ func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if rel == "." {
 		return &fs.PathError{Op: "write", Path: path, Err: fmt.Errorf("%w: it is a directory (a root)", ErrNotRegular)}
 	}
-	target, info, err := r.resolveLinks(rel)
+	dir, name, old, err := r.openTarget(rel)
 	if err != nil {
 		return d.mapErr("write", path, err)
 	}
-	if info != nil {
-		if err := d.links(info); err != nil {
+	defer dir.close()
+	perm := fs.FileMode(0o666) // less the umask, for a new file
+	if old.exists {
+		if err := d.linksOf(old.mode, old.links); err != nil {
 			return &fs.PathError{Op: "write", Path: path, Err: err}
 		}
+		perm = old.mode.Perm()
 	}
-	if err := atomicWrite(ctx, r.root, target, content); err != nil {
+	if err := dir.replace(ctx, name, content, perm, old.exists, !d.noSync); err != nil {
 		return d.mapErr("write", path, err)
 	}
 	return nil
@@ -415,121 +433,99 @@ func checkText(s string) error {
 // maxLinks bounds the symlink chain a write follows, as the kernel does.
 const maxLinks = 40
 
-// resolveLinks follows symlinks at the final component of rel, within the
-// root, and returns the path (relative to the root) of the file to replace,
-// with the description of that regular file, or nil if it does not exist.
-// Parent directories are resolved by os.Root itself at each operation, and
-// a link target is joined lexically; either way os.Root refuses a result
-// that leads out of the root.
-func (r *diskRoot) resolveLinks(rel string) (string, fs.FileInfo, error) {
-	root := r.root
+// node is what a write learns of the name it replaces, from one lstat.
+type node struct {
+	exists bool
+	mode   fs.FileMode
+	links  uint64 // how many names the file has
+}
+
+// openTarget finds the file that a write to rel replaces, following
+// symlinks at the final component within the root, and opens the directory
+// that holds it (see openParent), creating that directory and its missing
+// parents first if it is missing. It returns the open directory, the
+// file's name in it (a single component), and what the name is now: a
+// regular file, or nothing yet. A link target is joined lexically to the
+// link's directory, and os.Root refuses a result that leads out of the
+// root when that directory is opened.
+//
+// Every later step of the write works on the open directory and the
+// single name in it, so the write cannot be redirected once the directory
+// is open: the file is checked, its temporary file created and the rename
+// made in that one directory.
+func (r *diskRoot) openTarget(rel string) (*parentDir, string, node, error) {
 	for range maxLinks {
-		info, err := root.Lstat(rel)
-		if errors.Is(err, fs.ErrNotExist) {
-			return rel, nil, nil
+		// rel is clean and does not lead out of the root (locate and
+		// linkTarget see to it), so name is a single component.
+		if rel == "." { // a link to the root
+			return nil, "", node{}, fmt.Errorf("%w: it is a directory (a root)", ErrNotRegular)
 		}
+		dirRel, name := filepath.Dir(rel), filepath.Base(rel)
+		if name == ".." {
+			return nil, "", node{}, ErrOutsideRoots
+		}
+		dir, err := openOrMakeParent(r.root, dirRel)
 		if err != nil {
-			return "", nil, err
+			return nil, "", node{}, err
 		}
-		if info.Mode()&fs.ModeSymlink == 0 {
-			if info.IsDir() {
-				return "", nil, fmt.Errorf("%w: it is a directory", ErrNotRegular)
+		n, err := dir.lstat(name)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return dir, name, node{}, nil
+		case err != nil:
+		case n.mode&fs.ModeSymlink != 0:
+			var dest string
+			if dest, err = dir.readlink(name); err == nil {
+				dir.close()
+				if rel, err = r.linkTarget(dirRel, dest); err != nil {
+					return nil, "", node{}, err
+				}
+				continue
 			}
-			if !info.Mode().IsRegular() {
-				return "", nil, regular(info)
-			}
-			return rel, info, nil
+		case n.mode.IsDir():
+			err = fmt.Errorf("%w: it is a directory", ErrNotRegular)
+		case !n.mode.IsRegular():
+			err = regularMode(n.mode)
+		default:
+			return dir, name, n, nil
 		}
-		dest, err := root.Readlink(rel)
-		if err != nil {
-			return "", nil, err
-		}
-		if filepath.IsAbs(dest) {
-			in, ok := r.rel(filepath.Clean(dest))
-			if !ok {
-				return "", nil, ErrOutsideRoots
-			}
-			rel = in
-		} else {
-			rel = filepath.Join(filepath.Dir(rel), dest)
-			if rel == ".." || len(rel) > 2 && rel[:3] == ".."+string(filepath.Separator) {
-				return "", nil, ErrOutsideRoots
-			}
-		}
+		dir.close()
+		return nil, "", node{}, err
 	}
-	return "", nil, &fs.PathError{Op: "readlink", Path: rel, Err: syscall.ELOOP}
+	return nil, "", node{}, &fs.PathError{Op: "readlink", Path: rel, Err: syscall.ELOOP}
 }
 
-// atomicWrite writes content to rel under root through a synced temporary
-// file and a rename. The temporary file has no name while it is written
-// (where the system allows it, see openUnnamed), and is named beside rel
-// (tempName) only for the rename: a process killed in the middle of a write
-// leaves the old content, and nothing else. Elsewhere the temporary file is
-// named from the start, and such a kill leaves it behind.
-func atomicWrite(ctx context.Context, root *os.Root, rel, content string) (err error) {
-	dir := filepath.Dir(rel)
+// linkTarget returns the path, relative to the root, that a symlink in the
+// directory dirRel pointing to dest names, or ErrOutsideRoots if it leads
+// out of the root. It is lexical: os.Root resolves the result.
+func (r *diskRoot) linkTarget(dirRel, dest string) (string, error) {
+	if filepath.IsAbs(dest) {
+		in, ok := r.rel(filepath.Clean(dest))
+		if !ok {
+			return "", ErrOutsideRoots
+		}
+		return in, nil
+	}
+	rel := filepath.Join(dirRel, dest)
+	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", ErrOutsideRoots
+	}
+	return rel, nil
+}
+
+// openOrMakeParent opens the directory dir of root with openParent; if it
+// is missing, it creates it and its missing parents first. The common case,
+// an existing directory, costs one open.
+func openOrMakeParent(root *os.Root, dir string) (*parentDir, error) {
+	p, err := openParent(root, dir)
+	if err == nil || dir == "." || !errors.Is(err, fs.ErrNotExist) {
+		return p, err
+	}
 	if err := root.MkdirAll(dir, 0o777); err != nil {
-		return err
+		return nil, err
 	}
-	perm := fs.FileMode(0o666)
-	keep := false
-	if info, err := root.Stat(rel); err == nil {
-		perm, keep = info.Mode().Perm(), true
-	}
-	tmp := "" // the temporary file's name, once it has one
-	f, err := openUnnamed(root, dir, perm)
-	if err != nil {
-		tmp = tempName(rel)
-		if f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm); err != nil {
-			return err
-		}
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			if tmp != "" {
-				root.Remove(tmp)
-			}
-		}
-	}()
-	if _, err = io.WriteString(f, content); err != nil {
-		return err
-	}
-	if keep {
-		// The umask applied at creation; give back the exact bits.
-		if err = f.Chmod(perm); err != nil {
-			return err
-		}
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = ctx.Err(); err != nil {
-		return err
-	}
-	if tmp == "" {
-		name := tempName(rel)
-		if err = linkUnnamed(root, f, name); err != nil {
-			return err
-		}
-		tmp = name
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = root.Rename(tmp, rel); err != nil {
-		return err
-	}
-	// Make the rename itself durable.
-	if df, derr := root.Open(dir); derr == nil {
-		df.Sync()
-		df.Close()
-	}
-	return nil
+	return openParent(root, dir)
 }
-
-// errNoUnnamed: the system cannot create a file without a name.
-var errNoUnnamed = errors.New("no unnamed temporary files here")
 
 // tempName returns a new name for a temporary file beside rel: hidden,
 // after rel's name, and within NAME_MAX however long that name is.

@@ -560,10 +560,10 @@ func (d *Disk) moveErr(src, dst string, err error) error {
 }
 
 // moveAcross moves a regular file to another file system by copying it.
-// The copy goes to a synced temporary file beside dst, which is renamed
-// into place (with the same rule about an existing dst), and only then is
-// src removed. If src cannot be removed, both remain and the error says
-// so.
+// The copy goes to a temporary file beside dst (synced unless
+// [DiskOptions.NoSync]), which is renamed into place (with the same rule
+// about an existing dst), and only then is src removed. If src cannot be
+// removed, both remain and the error says so.
 func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, srel string, sinfo fs.FileInfo, dr *diskRoot, drel string, overwrite bool) (err error) {
 	const op = "move"
 	if !sinfo.Mode().IsRegular() {
@@ -598,7 +598,11 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if _, err := io.Copy(out, ctxReader{ctx, in}); err != nil {
 		return d.mapErr(op, src, err)
 	}
-	for _, step := range []func() error{func() error { return out.Chmod(perm) }, out.Sync, out.Close} {
+	steps := []func() error{func() error { return out.Chmod(perm) }, out.Sync, out.Close}
+	if d.noSync {
+		steps = slices.Delete(steps, 1, 2)
+	}
+	for _, step := range steps {
 		if err := step(); err != nil {
 			return d.mapErr(op, dst, err)
 		}

@@ -42,6 +42,11 @@ type BridgeOptions struct {
 	// hard links, which are refused by default (see
 	// [runtime.DiskOptions.AllowHardLinks]).
 	AllowHardLinks bool
+	// NoSync makes the tools' writes to the local disk skip fsync: they
+	// stay atomic, but a power loss or a system crash may lose the
+	// latest of them (see [runtime.DiskOptions.NoSync]). Writes through
+	// the editor are the editor's.
+	NoSync bool
 	// ReadOnly leaves the writing tools out.
 	ReadOnly bool
 	// HandshakeTimeout bounds how long a connection to the sessions'
@@ -210,7 +215,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 		}
 		roots = append(roots, d)
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize, AllowHardLinks: b.opts.AllowHardLinks})
+	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize, AllowHardLinks: b.opts.AllowHardLinks, NoSync: b.opts.NoSync})
 	if err != nil {
 		return nil, fmt.Errorf("open the session's roots: %w", err)
 	}

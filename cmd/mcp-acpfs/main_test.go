@@ -74,8 +74,11 @@ func TestCommandLine(t *testing.T) {
 		{args: []string{"help", "nope"}, code: 2, stderr: `unknown command "nope"`},
 		{args: []string{"help", "-h"}, code: 0, stderr: `^usage: mcp-acpfs help`},
 		{args: []string{"nope"}, code: 2, stderr: `^mcp-acpfs: unknown command "nope"\nusage: mcp-acpfs <command>`},
-		{args: []string{"serve", "-h"}, code: 0, stderr: `(?s)^usage: mcp-acpfs serve .*--max-file-size N\n.*--http ADDR`},
+
 		{args: []string{"serve", "--help"}, code: 0, stderr: `^usage: mcp-acpfs serve `},
+		{args: []string{"serve", "-h"}, code: 0, stderr: `(?s)^usage: mcp-acpfs serve .*\[--no-fsync\].*--max-file-size N\n.*\n  --no-fsync\n\tdo not wait for written files.*--http ADDR`},
+		{args: []string{"proxy", "-h"}, code: 0, stderr: `(?s)^usage: mcp-acpfs proxy .*\[--no-fsync\].*\n  --no-fsync\n\tdo not wait for the files`},
+		{args: []string{"serve", "--no-fsync=maybe"}, code: 2, stderr: `invalid boolean value "maybe" for -no-fsync`},
 		{args: []string{"serve", "--bogus"}, code: 2, stderr: `flag provided but not defined: -bogus\nusage: mcp-acpfs serve .*\nrun 'mcp-acpfs serve -h' for help\n$`},
 		{args: []string{"serve", "extra"}, code: 2, stderr: `unexpected argument "extra"\nusage: mcp-acpfs serve`},
 		{args: []string{"serve", "--max-file-size", "10XB"}, code: 2, stderr: `invalid value "10XB" for flag -max-file-size: .*unknown unit`},
@@ -105,6 +108,89 @@ func TestCommandLine(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoFsyncFlag: --no-fsync, and only it, turns off the syncs of the
+// disk writes, on serve and on proxy.
+func TestNoFsyncFlag(t *testing.T) {
+	e := &env{stderr: io.Discard, getenv: func(string) string { return "" }}
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{nil, false},
+		{[]string{"--no-fsync"}, true},
+		{[]string{"--no-fsync=true"}, true},
+		{[]string{"--no-fsync=false"}, false},
+		{[]string{"--allow-hard-links", "--read-only"}, false},
+	} {
+		var serve serveConfig
+		if err := serveFlags(&serve, e).Parse(tc.args); err != nil {
+			t.Fatalf("serve %v: %v", tc.args, err)
+		}
+		if got := serve.diskOptions().NoSync; got != tc.want {
+			t.Errorf("serve %v: DiskOptions.NoSync = %v, want %v", tc.args, got, tc.want)
+		}
+		var proxy proxyConfig
+		if err := proxyFlags(&proxy, e).Parse(append(tc.args, "--", "agent")); err != nil {
+			t.Fatalf("proxy %v: %v", tc.args, err)
+		}
+		if got := proxy.bridgeOptions(nil).NoSync; got != tc.want {
+			t.Errorf("proxy %v: BridgeOptions.NoSync = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
+
+// TestServeNoFsyncWrites runs serve --no-fsync and writes through it: a
+// new file and a replaced one, which keeps its mode, and nothing else in
+// the directory.
+func TestServeNoFsyncWrites(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sub", "w.txt")
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var stderr bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(t.Context(), []string{"serve", "--root", dir, "--no-fsync", "--log-level", "debug"},
+			&env{stdin: inR, stdout: outW, stderr: &stderr, getenv: func(string) string { return "" }})
+		outW.Close()
+	}()
+	c := connectStdio(t, outR, inW, mcp.LATEST_PROTOCOL_VERSION)
+	write := func(content string) {
+		t.Helper()
+		var req mcp.CallToolRequest
+		req.Params.Name = "write_text_file"
+		req.Params.Arguments = map[string]any{"path": p, "content": content}
+		res, err := c.CallTool(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("write_text_file: %s", resultText(res))
+		}
+	}
+	write("first\n")
+	if err := os.Chmod(p, 0o646); err != nil {
+		t.Fatal(err)
+	}
+	write("second\n")
+	c.Close()
+	if got := <-code; got != 0 {
+		t.Errorf("exit code %d at the end of input", got)
+	}
+	if got, err := os.ReadFile(p); err != nil || string(got) != "second\n" {
+		t.Errorf("the file holds %q, %v; want \"second\\n\"", got, err)
+	}
+	if info, err := os.Stat(p); err != nil || info.Mode().Perm() != 0o646 {
+		t.Errorf("the replaced file's mode: %v, %v; want 0646 (o+w, which the umask would drop)", info, err)
+	}
+	if entries, err := os.ReadDir(filepath.Dir(p)); err != nil || len(entries) != 1 {
+		t.Errorf("the directory holds %v (%v), want the file alone", entries, err)
+	}
+	if !strings.Contains(stderr.String(), "fsync=false") {
+		t.Errorf("the debug log does not say fsync=false:\n%s", stderr.String())
 	}
 }
 

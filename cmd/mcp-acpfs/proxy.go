@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,7 +17,7 @@ var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--editor-timeout D] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
 child, forwards every ACP message between the two unchanged, and adds an
@@ -52,6 +53,15 @@ Flags:
 	let the tools read and write a file that has more than one name
 	(hard links). By default such a file is refused: a hard link made
 	inside a root to a file outside it would otherwise reach that file.
+  --no-fsync
+	do not wait for the files the tools write on the local disk to
+	reach it (writes through the editor are the editor's). A write
+	stays atomic: if this process crashes or is killed, the file holds
+	its old content or the new, never a mix. But a power loss or a
+	crash of the system may lose the latest writes, and on some file
+	systems leave a newly written file empty. By default each write
+	syncs the file before renaming it into place, and the directory
+	after.
   --editor-timeout D
 	how long a tool waits for the editor to answer one fs request, such
 	as 500ms, 30s (the default) or 2m; 0 means no limit. When it passes,
@@ -71,28 +81,60 @@ the agent and everything it started) or when the agent exits (non-zero).
 	run: runProxy,
 }
 
-func runProxy(ctx context.Context, c *command, args []string, e *env) int {
-	var (
-		roots       rootsFlag
-		route       = capabilities.PolicyAuto
-		name        string
-		readOnly    bool
-		maxFileSize sizeFlag
-		hardLinks   bool
-		edTimeout   time.Duration
-		tracePath   string
-		level       levelFlag
-	)
+// proxyConfig is the parsed command line of proxy.
+type proxyConfig struct {
+	roots       rootsFlag
+	route       capabilities.Policy
+	name        string
+	readOnly    bool
+	maxFileSize sizeFlag
+	hardLinks   bool
+	noSync      bool
+	edTimeout   time.Duration
+	tracePath   string
+	level       levelFlag
+}
+
+// proxyFlags returns the flags of proxy, which set cfg.
+func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	fs := newFlagSet("proxy", e)
-	fs.Var(&roots, "root", "a directory every session may use (repeatable)")
-	fs.TextVar(&route, "route", capabilities.PolicyAuto, "auto, editor or disk")
-	fs.StringVar(&name, "name", "acpfs", "the MCP server name")
-	fs.BoolVar(&readOnly, "read-only", false, "leave out the tools that change files")
-	fs.Var(&maxFileSize, "max-file-size", "the size limit of a read or a write")
-	fs.BoolVar(&hardLinks, "allow-hard-links", false, "allow files that have other hard links")
-	fs.DurationVar(&edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
-	fs.StringVar(&tracePath, "trace", "", "append every message to this file")
-	fs.Var(&level, "log-level", "debug, info, warn or error")
+	fs.Var(&cfg.roots, "root", "a directory every session may use (repeatable)")
+	fs.TextVar(&cfg.route, "route", capabilities.PolicyAuto, "auto, editor or disk")
+	fs.StringVar(&cfg.name, "name", "acpfs", "the MCP server name")
+	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave out the tools that change files")
+	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
+	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
+	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
+	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
+	fs.StringVar(&cfg.tracePath, "trace", "", "append every message to this file")
+	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
+	return fs
+}
+
+// bridgeOptions are the options of the bridge that gives the sessions
+// their tools, logging to logger.
+func (cfg *proxyConfig) bridgeOptions(logger *slog.Logger) bridge.BridgeOptions {
+	timeout := cfg.edTimeout
+	if timeout <= 0 {
+		timeout = -1 // BridgeOptions: no limit
+	}
+	return bridge.BridgeOptions{
+		Name:           cfg.name,
+		Roots:          cfg.roots,
+		Policy:         cfg.route,
+		MaxFileSize:    int64(cfg.maxFileSize),
+		ReadOnly:       cfg.readOnly,
+		AllowHardLinks: cfg.hardLinks,
+		NoSync:         cfg.noSync,
+		EditorTimeout:  timeout,
+		Version:        version(),
+		Logger:         logger,
+	}
+}
+
+func runProxy(ctx context.Context, c *command, args []string, e *env) int {
+	var cfg proxyConfig
+	fs := proxyFlags(&cfg, e)
 	if code, ok := parse(fs, args, e, c); !ok {
 		return code
 	}
@@ -102,14 +144,11 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		usageLine(e.stderr, c)
 		return exitUsage
 	}
-	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &level})).With("component", "mcp-acpfs")
-	if edTimeout <= 0 {
-		edTimeout = -1 // BridgeOptions: no limit
-	}
+	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &cfg.level})).With("component", "mcp-acpfs")
 
 	var trace io.Writer
-	if tracePath != "" {
-		f, err := os.OpenFile(tracePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if cfg.tracePath != "" {
+		f, err := os.OpenFile(cfg.tracePath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "mcp-acpfs proxy: --trace: %v\n", err)
 			return exitFail
@@ -118,17 +157,7 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		trace = f
 	}
 	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
-		Bridge: bridge.BridgeOptions{
-			Name:           name,
-			Roots:          roots,
-			Policy:         route,
-			MaxFileSize:    int64(maxFileSize),
-			ReadOnly:       readOnly,
-			AllowHardLinks: hardLinks,
-			EditorTimeout:  edTimeout,
-			Version:        version(),
-			Logger:         logger,
-		},
+		Bridge:      cfg.bridgeOptions(logger),
 		Trace:       trace,
 		AgentStderr: e.stderr,
 	})

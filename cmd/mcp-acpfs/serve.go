@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -23,7 +24,7 @@ var serveCmd = &command{
 	name:    "serve",
 	summary: "serve text files over MCP (stdio, or Streamable HTTP on loopback)",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
 
 serve is an MCP server of file tools on local disk: read_text_file,
 write_text_file, edit_text_file, read_media_file, get_file_info,
@@ -49,6 +50,13 @@ Flags:
 	let the tools read and write a file that has more than one name
 	(hard links). By default such a file is refused: a hard link made
 	inside a root to a file outside it would otherwise reach that file.
+  --no-fsync
+	do not wait for written files to reach the disk. A write stays
+	atomic: if this process crashes or is killed, the file holds its
+	old content or the new, never a mix. But a power loss or a crash
+	of the system may lose the latest writes, and on some file systems
+	leave a newly written file empty. By default each write syncs the
+	file before renaming it into place, and the directory after.
   --http ADDR
 	serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR
 	must be a loopback address: 127.0.0.1:PORT, [::1]:PORT or
@@ -72,21 +80,38 @@ type serveConfig struct {
 	readOnly    bool
 	maxFileSize sizeFlag
 	hardLinks   bool
+	noSync      bool
 	httpAddr    string
 	httpNoAuth  bool
 	level       levelFlag
 }
 
-func runServe(ctx context.Context, c *command, args []string, e *env) int {
-	var cfg serveConfig
+// serveFlags returns the flags of serve, which set cfg.
+func serveFlags(cfg *serveConfig, e *env) *flag.FlagSet {
 	fs := newFlagSet("serve", e)
 	fs.Var(&cfg.roots, "root", "a directory the tools may use (repeatable)")
 	fs.BoolVar(&cfg.readOnly, "read-only", false, "leave out the tools that change files")
 	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
+	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP on this loopback address")
 	fs.BoolVar(&cfg.httpNoAuth, "http-no-auth", false, "accept HTTP requests without a token")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
+	return fs
+}
+
+// diskOptions are the options of the Disk that serve's tools use.
+func (cfg *serveConfig) diskOptions() runtime.DiskOptions {
+	return runtime.DiskOptions{
+		MaxFileSize:    int64(cfg.maxFileSize),
+		AllowHardLinks: cfg.hardLinks,
+		NoSync:         cfg.noSync,
+	}
+}
+
+func runServe(ctx context.Context, c *command, args []string, e *env) int {
+	var cfg serveConfig
+	fs := serveFlags(&cfg, e)
 	if code, ok := parse(fs, args, e, c); !ok {
 		return code
 	}
@@ -112,7 +137,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: int64(cfg.maxFileSize), AllowHardLinks: cfg.hardLinks})
+	disk, err := runtime.OpenDisk(roots, cfg.diskOptions())
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
 		return exitFail
@@ -127,7 +152,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
 		return exitFail
 	}
-	logger.Debug("serving", "roots", disk.Roots(), "read_only", cfg.readOnly, "max_file_size", disk.MaxFileSize())
+	logger.Debug("serving", "roots", disk.Roots(), "read_only", cfg.readOnly, "max_file_size", disk.MaxFileSize(), "fsync", !cfg.noSync)
 
 	if cfg.httpAddr != "" {
 		err = serveHTTP(ctx, srv, &cfg, e, logger)

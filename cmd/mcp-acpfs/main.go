@@ -4,9 +4,11 @@
 // Usage:
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
-//	                [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+//	                [--allow-hard-links] [--no-fsync] [--http ADDR]
+//	                [--http-no-auth] [--log-level LEVEL]
 //	mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME]
-//	                [--read-only] [--max-file-size N] [--trace FILE]
+//	                [--read-only] [--max-file-size N] [--allow-hard-links]
+//	                [--no-fsync] [--editor-timeout D] [--trace FILE]
 //	                [--log-level LEVEL] -- AGENT [ARGS...]
 //	mcp-acpfs relay
 //	mcp-acpfs version

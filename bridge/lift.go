@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	goruntime "runtime"
 	"slices"
 	"strconv"
@@ -18,6 +17,8 @@ import (
 	"weak"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 )
 
 // Lifting large strings past mcp-go.
@@ -386,7 +387,7 @@ func quoteJSON(q []byte, text string) ([]byte, error) {
 	const hex = "0123456789abcdef"
 	q = append(q, '"')
 	for i := 0; ; i++ {
-		n := escapeRun(text[i:])
+		n := wire.PlainRun(text[i:])
 		q = append(q, text[i:i+n]...)
 		if i += n; i == len(text) {
 			break
@@ -407,31 +408,6 @@ func quoteJSON(q []byte, text string) ([]byte, error) {
 	return append(q, '"'), nil
 }
 
-// escapeRun returns how many bytes s starts with before one that must be
-// escaped in a JSON string (all of them if none must). It looks at a word
-// at a time.
-func escapeRun(s string) int {
-	n := 0
-	for n+8 <= len(s) {
-		if m := escapeMask(load64(s[n:])); m != 0 {
-			return n + bits.TrailingZeros64(m)/8
-		}
-		n += 8
-	}
-	for n < len(s) && !mustEscape(s[n]) {
-		n++
-	}
-	return n
-}
-
-// load64 returns the first eight bytes of s as a little-endian word (the
-// compiler makes it one load).
-func load64(s string) uint64 {
-	_ = s[7]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
 // plainASCII reports whether text is ASCII with nothing to escape in a
 // JSON string.
 func plainASCII(text string) bool {
@@ -445,28 +421,6 @@ func plainASCII(text string) bool {
 
 // mustEscape reports whether c must be escaped in a JSON string.
 func mustEscape(c byte) bool { return c < 0x20 || c == '"' || c == '\\' }
-
-// Masks for looking at the eight bytes of a word at once.
-const (
-	lsb = 0x0101010101010101 // the low bit of each byte
-	msb = 0x8080808080808080 // the top bit of each byte
-)
-
-// escapeMask returns a mask of top bits of the bytes of the little-endian
-// word x whose lowest bit (if any) is that of the first byte that must be
-// escaped in a JSON string (mustEscape); it is zero if x has none. Bits
-// above the lowest may be wrong: a borrow from a byte that is flagged can
-// flag the next.
-func escapeMask(x uint64) uint64 {
-	// A byte's top bit is set after subtracting 0x20 when it was below
-	// 0x20 (or is borrowed from), and was clear before.
-	ctl := (x - 0x20*lsb) &^ x
-	return (ctl | zeroBytes(x^'"'*lsb) | zeroBytes(x^'\\'*lsb)) & msb
-}
-
-// zeroBytes returns a word whose top bits, masked with msb, flag the zero
-// bytes of x: exactly for the lowest one, and with no flag when x has none.
-func zeroBytes(x uint64) uint64 { return (x - lsb) &^ x }
 
 // liftResult returns what a handler puts in its result in place of text:
 // text itself, or, when the transport will splice it in, a placeholder.

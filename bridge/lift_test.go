@@ -3,11 +3,9 @@ package bridge
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 	"strings"
 	"testing"
@@ -321,37 +319,6 @@ func TestUnliftInvalidUTF8(t *testing.T) {
 	}
 	if args.Content != want.Content || !strings.HasSuffix(args.Content, "\uFFFD\n") {
 		t.Errorf("put back %q…, want %q…", args.Content[len(args.Content)-8:], want.Content[len(want.Content)-8:])
-	}
-}
-
-// escapeMask's lowest flag is the first byte to escape, in any word: the
-// scan for the next escape stops exactly there, and never at a word
-// without one. The words tried put every byte value at every offset, next
-// to every kind of byte, with and without escapes before and after it.
-func TestEscapeMask(t *testing.T) {
-	for c := range 256 {
-		for _, other := range []byte{0, 0x1f, 0x20, 0x21, '"', 0x23, '\\', 'a', 0x7f, 0x80, 0xa2, 0xdc, 0xff} {
-			for pos := range 8 {
-				for _, fill := range []int{0, pos, 8} { // bytes [0, fill) are other, the rest c
-					var w [8]byte
-					for k := range w {
-						w[k] = other
-						if k >= fill {
-							w[k] = byte(c)
-						}
-					}
-					w[pos] = byte(c)
-					m := escapeMask(binary.LittleEndian.Uint64(w[:]))
-					first := slices.IndexFunc(w[:], mustEscape)
-					switch {
-					case first < 0 && m != 0:
-						t.Fatalf("escapeMask(% x) = %#x, want 0", w, m)
-					case first >= 0 && (m == 0 || bits.TrailingZeros64(m)/8 != first || m&^msb != 0):
-						t.Fatalf("escapeMask(% x) = %#x, want the lowest flag on byte %d", w, m, first)
-					}
-				}
-			}
-		}
 	}
 }
 

@@ -380,6 +380,29 @@ func specials(x uint64) uint64 {
 	return (less | zq | zb) & msb
 }
 
+// PlainRun returns how many bytes s starts with that a JSON string holds
+// as they are: none is a quote, a backslash or a control character. It
+// looks at eight bytes at a time.
+func PlainRun[S ~string | ~[]byte](s S) int {
+	n := 0
+	for n+8 <= len(s) {
+		// One little-endian load (the compiler merges the bytes' loads).
+		x := uint64(s[n]) | uint64(s[n+1])<<8 | uint64(s[n+2])<<16 | uint64(s[n+3])<<24 |
+			uint64(s[n+4])<<32 | uint64(s[n+5])<<40 | uint64(s[n+6])<<48 | uint64(s[n+7])<<56
+		if m := specials(x); m != 0 {
+			return n + bits.TrailingZeros64(m)/8
+		}
+		n += 8
+	}
+	for n < len(s) {
+		if c := s[n]; c < 0x20 || c == '"' || c == '\\' {
+			break
+		}
+		n++
+	}
+	return n
+}
+
 // sparseRun is the length of a run of plain bytes in a string, ending at
 // an escape, after which str expects the runs that follow to be long too.
 const sparseRun = 32
@@ -402,14 +425,7 @@ func (s *scanner) scanStr(sparse bool) (escaped, ok bool) {
 	i := s.i + 1
 	for {
 		from := i
-		// Skip to the next byte that is not plain, a word at a time.
-		for i+8 <= len(b) {
-			if m := specials(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
+		i += PlainRun(b[i:]) // to the next byte that is not plain
 		if i >= len(b) {
 			s.i = i
 			return escaped, s.failAt("unterminated string")

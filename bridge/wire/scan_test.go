@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
@@ -77,6 +78,31 @@ func TestLongStringsScanLikeShortOnes(t *testing.T) {
 			}
 			if accepted := fastOK && fast.i == len(b); accepted != json.Valid(b) {
 				t.Errorf("%q: str accepts it: %v, encoding/json: %v", b, accepted, json.Valid(b))
+			}
+		}
+	}
+}
+
+// TestPlainRun checks PlainRun against a byte-by-byte count, for every byte
+// value at every offset of strings that span a word and its tail, as a
+// string and as bytes.
+func TestPlainRun(t *testing.T) {
+	plain := func(c byte) bool { return c >= 0x20 && c != '"' && c != '\\' }
+	for n := range 20 {
+		for pos := range n {
+			for c := range 256 {
+				b := bytes.Repeat([]byte{'a'}, n)
+				b[pos] = byte(c)
+				want := n
+				if !plain(byte(c)) {
+					want = pos
+				}
+				if got := PlainRun(b); got != want {
+					t.Fatalf("PlainRun(%q) = %d, want %d", b, got, want)
+				}
+				if got := PlainRun(string(b)); got != want {
+					t.Fatalf("PlainRun(string %q) = %d, want %d", b, got, want)
+				}
 			}
 		}
 	}

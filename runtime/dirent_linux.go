@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io/fs"
 	"os"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -119,19 +121,19 @@ func ignoringEINTRn(f func() (int, error)) (int, error) {
 // may be kept: on a local file system that sets directory times itself
 // (the network and FUSE file systems, and overlays, are left out), and
 // only if the directory last changed racyMargin or more before start.
-func dirStamp(f *os.File, start time.Time) (dirStampT, bool) {
+// info is f's own description (fstat), taken when it was opened.
+func dirStamp(f *os.File, info fs.FileInfo, start time.Time) (dirStampT, bool) {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return dirStampT{}, false
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return dirStampT{}, false
 	}
-	var st unix.Stat_t
 	var sfs unix.Statfs_t
 	var serr error
-	if err := rc.Control(func(fd uintptr) {
-		if serr = unix.Fstat(int(fd), &st); serr == nil {
-			serr = unix.Fstatfs(int(fd), &sfs)
-		}
-	}); err != nil || serr != nil {
+	if err := rc.Control(func(fd uintptr) { serr = unix.Fstatfs(int(fd), &sfs) }); err != nil || serr != nil {
 		return dirStampT{}, false
 	}
 	switch uint32(sfs.Type) {

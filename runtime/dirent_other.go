@@ -5,12 +5,13 @@ package runtime
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 	"time"
 )
 
 // dirStamp never lets a listing be kept here: see the Linux version.
-func dirStamp(*os.File, time.Time) (dirStampT, bool) { return dirStampT{}, false }
+func dirStamp(*os.File, fs.FileInfo, time.Time) (dirStampT, bool) { return dirStampT{}, false }
 
 // dirChunk is how many names a listing asks the kernel for at a time.
 const dirChunk = 1024

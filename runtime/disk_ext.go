@@ -191,13 +191,13 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 		return nil, nil, false, err
 	}
 	start := listNow()
-	f, _, err := r.openDir(rel)
+	f, info, err := r.openDir(rel)
 	if err != nil {
 		return nil, nil, false, d.dirErr(op, path, r, rel, err)
 	}
 	defer f.Close()
 	l := &dirLister{r: r, rel: rel}
-	stamp, keep := dirStamp(f, start)
+	stamp, keep := dirStamp(f, info, start)
 	if keep {
 		if h, ok := listings.get(stamp); ok {
 			if max > 0 && len(h) > max {

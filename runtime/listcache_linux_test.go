@@ -37,7 +37,11 @@ func TestListCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		return dirStamp(f, at)
+		info, err := f.Stat()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dirStamp(f, info, at)
 	}
 	list := func() []DirEntry {
 		t.Helper()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"runtime"
 	"unicode/utf8"
 )
 
@@ -222,7 +223,9 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 			if len(line) > r.max {
 				r.scan.reset()
 				r.scan.feed(line)
-				return nil, false, r.discard(prefix(line), int64(len(line)))
+				p, n := prefix(line), int64(len(line))
+				releaseOverlong(&line)
+				return nil, false, r.discard(p, n)
 			}
 			grown := make([]byte, len(line), min(2*cap(line), r.max+1))
 			copy(grown, line)
@@ -244,6 +247,7 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 				r.scan.reset()
 				r.scan.feed(line)
 				r.overlong(prefix(line), int64(len(line)), true)
+				releaseOverlong(&line)
 				return nil, false, err
 			}
 			return r.longLine(line), true, err
@@ -257,6 +261,18 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 			}
 		}
 	}
+}
+
+// releaseOverlong drops *line, the buffers of an overlong line (about
+// MaxLineSize and half as much again), and collects them at once, so that
+// the next long line reuses their memory instead of adding to it: the
+// memory an overlong line costs then stays the same however many come,
+// rather than depending on when the collector would have run. Overlong
+// lines are rare (a faulty or hostile peer), so the collection is cheap
+// against the reading of the line.
+func releaseOverlong(line *[]byte) {
+	*line = nil
+	runtime.GC()
 }
 
 // longLine returns line, a long line read whole, as a slice of its own

@@ -64,21 +64,30 @@ var liftedArguments = map[string][][]string{
 	EditTextFile:  {{"edits", "[]", "oldText"}, {"edits", "[]", "newText"}},
 }
 
-// liftingServers are the servers made by NewServer: their handlers put
-// lifted arguments back. Entries go when their server is collected.
-var liftingServers sync.Map // weak.Pointer[server.MCPServer] -> struct{}
+// liftingServers are the servers made by NewServer, with what serves their
+// plain tool calls (toolcall.go): their handlers put lifted arguments back.
+// Entries go when their server is collected.
+var liftingServers sync.Map // weak.Pointer[server.MCPServer] -> *toolCalls
 
-// registerLifting records that srv's handlers put lifted arguments back.
+// registerLifting records that srv's handlers put lifted arguments back,
+// and that its plain tool calls may be served past mcp-go.
 func registerLifting(srv *server.MCPServer) {
 	wp := weak.Make(srv)
-	liftingServers.Store(wp, struct{}{})
+	liftingServers.Store(wp, &toolCalls{})
 	goruntime.AddCleanup(srv, func(wp weak.Pointer[server.MCPServer]) { liftingServers.Delete(wp) }, wp)
+}
+
+// toolCallsOf returns what serves srv's plain tool calls if srv was made
+// by NewServer, and nil otherwise.
+func toolCallsOf(srv *server.MCPServer) *toolCalls {
+	tc, _ := liftingServers.Load(weak.Make(srv))
+	calls, _ := tc.(*toolCalls)
+	return calls
 }
 
 // liftsArguments reports whether srv's handlers put lifted arguments back.
 func liftsArguments(srv *server.MCPServer) bool {
-	_, ok := liftingServers.Load(weak.Make(srv))
-	return ok
+	return toolCallsOf(srv) != nil
 }
 
 // liftTable holds the strings lifted out of one tool call and its result.

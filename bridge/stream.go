@@ -77,9 +77,10 @@ func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.
 		w:       wire.NewWriter(out),
 		rawOut:  out,
 		out:     make(chan outLine),
-		jobs:    make(chan wire.Message),
-		lifts:   liftsArguments(srv),
+		jobs:    make(chan *job),
+		calls:   toolCallsOf(srv),
 		pending: map[string]chan wire.Message{},
+		running: map[string]*job{},
 	}
 	c.sess = newStreamSession()
 	var sess server.ClientSession = c.sess
@@ -150,10 +151,13 @@ type conn struct {
 	log    *slog.Logger
 	ctx    context.Context
 	w      *wire.Writer
-	rawOut io.Writer         // what w writes to
-	out    chan outLine      // responses and requests to write, in order
-	jobs   chan wire.Message // requests, to an idle worker
-	lifts  bool              // srv's tools take lifted arguments (lift.go)
+	rawOut io.Writer    // what w writes to
+	out    chan outLine // responses and requests to write, in order
+	jobs   chan *job    // requests, to an idle worker
+	// calls, for a server made by NewServer, serves its plain tool calls
+	// (toolcall.go), whose tools take lifted arguments (lift.go); nil for
+	// any other server.
+	calls *toolCalls
 
 	// Requests are served by workers, started as needed up to
 	// maxInFlight and kept until the connection ends: a new goroutine per
@@ -167,6 +171,16 @@ type conn struct {
 	nextID  int64
 	pending map[string]chan wire.Message // our requests to the client, by id
 	closed  error                        // set when no response can come
+	running map[string]*job              // the client's requests in flight, by id
+}
+
+// job is a request of the client's, in flight. Its context is cancelled by
+// the client's notifications/cancelled for it, and once it is answered.
+type job struct {
+	m      wire.Message
+	key    string // canonicalID(m.ID)
+	ctx    context.Context
+	cancel context.CancelFunc
 }
 
 // outLine is a line to write, in pieces.
@@ -207,22 +221,27 @@ func (c *conn) dispatch(m wire.Message) {
 	switch m.Kind() {
 	case wire.KindRequest:
 		c.inFlight.Add(1)
+		j := c.track(m)
 		select {
-		case c.jobs <- m: // an idle worker took it
+		case c.jobs <- j: // an idle worker took it
 			return
 		default:
 		}
 		if c.nworkers < maxInFlight {
 			c.nworkers++
-			c.workers.Go(func() { c.work(m) })
+			c.workers.Go(func() { c.work(j) })
 			return
 		}
 		select {
-		case c.jobs <- m:
+		case c.jobs <- j:
 		case <-c.ctx.Done():
+			c.untrack(j)
 			c.inFlight.Done()
 		}
 	case wire.KindNotification:
+		if m.Method == string(mcp.MethodNotificationCancelled) {
+			c.cancelRequest(m.Params)
+		}
 		c.srv.HandleMessage(c.ctx, json.RawMessage(m.Raw))
 	default:
 		c.mu.Lock()
@@ -237,15 +256,55 @@ func (c *conn) dispatch(m wire.Message) {
 	}
 }
 
+// track registers a request read from the client as in flight, with a
+// context of its own for notifications/cancelled to cancel. Registering
+// it here, in the read loop, before the notifications that follow it are
+// handled, means a cancellation never misses the request it names.
+func (c *conn) track(m wire.Message) *job {
+	j := &job{m: m, key: canonicalID(m.ID)}
+	j.ctx, j.cancel = context.WithCancel(c.ctx)
+	c.mu.Lock()
+	c.running[j.key] = j // a client that reuses an id in flight can cancel only the last
+	c.mu.Unlock()
+	return j
+}
+
+// untrack ends a request's registration and releases its context.
+func (c *conn) untrack(j *job) {
+	c.mu.Lock()
+	if c.running[j.key] == j {
+		delete(c.running, j.key)
+	}
+	c.mu.Unlock()
+	j.cancel()
+}
+
+// cancelRequest cancels the context of the request in flight that the
+// params of a notifications/cancelled name, if there is one.
+func (c *conn) cancelRequest(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.RequestID == nil {
+		return
+	}
+	c.mu.Lock()
+	j := c.running[canonicalID(p.RequestID)]
+	c.mu.Unlock()
+	if j != nil {
+		j.cancel()
+	}
+}
+
 // work serves first, then the requests it is given, until the connection
 // ends.
-func (c *conn) work(first wire.Message) {
+func (c *conn) work(first *job) {
 	c.handle(first)
 	c.inFlight.Done()
 	for {
 		select {
-		case m := <-c.jobs:
-			c.handle(m)
+		case j := <-c.jobs:
+			c.handle(j)
 			c.inFlight.Done()
 		case <-c.ctx.Done():
 			return
@@ -254,22 +313,38 @@ func (c *conn) work(first wire.Message) {
 }
 
 // handle serves one request and queues its response.
-func (c *conn) handle(m wire.Message) {
-	raw := m.Raw
-	ctx := c.ctx
+func (c *conn) handle(j *job) {
+	defer c.untrack(j)
+	m, raw, ctx := j.m, j.m.Raw, j.ctx
 	var lt *liftTable
-	if c.lifts && m.Method == string(mcp.MethodToolsCall) {
+	if c.calls != nil && m.Method == string(mcp.MethodToolsCall) {
 		lt = newLiftTable(c.sess.liftPrefix)
 		raw = lt.liftArguments(raw)
 		ctx = withLiftTable(ctx, lt)
+		if line, ok := c.callTool(ctx, m.ID, raw); ok {
+			c.sendResponse(m, lt, line)
+			return
+		}
 	}
 	resp := c.handleMessage(ctx, m, raw)
 	if resp == nil {
 		return
 	}
 	line, err := encodeMessage(resp)
+	if err != nil {
+		c.log.Error("encode MCP response", "id", string(m.ID), "error", err)
+		line = wire.ErrorResponse(m.ID, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil)
+		lt = nil
+	}
+	c.sendResponse(m, lt, line)
+}
+
+// sendResponse queues the response line to request m, splicing in the
+// texts its handler lifted into lt, if not nil.
+func (c *conn) sendResponse(m wire.Message, lt *liftTable, line []byte) {
 	out := outLine{pieces: [][]byte{line}}
-	if err == nil && lt != nil {
+	var err error
+	if lt != nil {
 		out.pieces, err = lt.spliceResults(line)
 		out.lifts = lt
 	}

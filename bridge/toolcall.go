@@ -1,0 +1,206 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+)
+
+// Plain tool calls past mcp-go's request handling.
+//
+// mcp-go's HandleMessage costs about a third of the CPU of a small tool
+// call: it decodes the message four times over (the envelope, the protocol
+// _meta twice, the request), sets up tracing, logging and cancellation,
+// and validates the arguments. The stream transports (stream.go) serve
+// the tools/call requests of a server made by [NewServer] themselves when
+// the call is a plain one, and leave every other call to HandleMessage:
+//
+//   - params has exactly "name" and "arguments" (an object), nothing else:
+//     no _meta (progress tokens, trace context, and the protocol version of
+//     a stateless request), no task, no multi-round-trip answers;
+//   - the tool is registered with a raw input schema (every tool of
+//     NewServer's is, see encodeInputSchemas) and runs synchronously;
+//   - the arguments are valid against that schema, checked with the
+//     validator and schema mcp-go uses. An invalid call goes to mcp-go,
+//     which answers it exactly as before (and the after-call hook rewrites
+//     its message).
+//
+// For such a call, HandleMessage would run the server's hooks, none of
+// which NewServer registers for a plain tool call, and the tool's handler
+// under the server's middleware: recovery from a panic (done here the
+// same way), a log line (done here at debug level, where mcp-go's are
+// lowered to), and statelessRoots, which only acts on stateless requests
+// (they carry _meta, so they go to mcp-go). The result and a handler's
+// error are answered as HandleMessage answers them. Cancellation by
+// notifications/cancelled is the transport's (conn.track), for every
+// request.
+
+// toolCalls serves the plain tool calls of one server made by NewServer.
+// It holds no reference to the server, which it is registered under
+// weakly (lift.go).
+type toolCalls struct {
+	mu      sync.RWMutex
+	schemas map[string]compiledSchema // by tool name; guarded by mu
+}
+
+// compiledSchema is a tool's input schema, compiled.
+type compiledSchema struct {
+	raw    json.RawMessage // the tool's RawInputSchema, as compiled
+	schema *jsonschema.Schema
+}
+
+// schemaFor returns the compiled input schema of tool, compiling it the
+// first time and again whenever the tool's schema changed (a tool added
+// anew under the same name), or nil if the tool has none or it does not
+// compile, which mcp-go then deals with.
+func (tc *toolCalls) schemaFor(tool *mcp.Tool) *jsonschema.Schema {
+	raw := tool.RawInputSchema
+	if len(raw) == 0 {
+		return nil
+	}
+	tc.mu.RLock()
+	cs, ok := tc.schemas[tool.Name]
+	tc.mu.RUnlock()
+	if ok && bytes.Equal(cs.raw, raw) {
+		return cs.schema
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil
+	}
+	url := "mem:///mcp-acpfs/tools/" + tool.Name + "/input-schema.json"
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(url, doc); err != nil {
+		return nil
+	}
+	schema, err := c.Compile(url)
+	if err != nil {
+		return nil
+	}
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	if tc.schemas == nil {
+		tc.schemas = make(map[string]compiledSchema)
+	}
+	tc.schemas[tool.Name] = compiledSchema{raw: raw, schema: schema}
+	return schema
+}
+
+// plainToolCall returns the tool name and the arguments object of a
+// tools/call request line, if its params are a plain call: an object with
+// a "name" string and an "arguments" object, each once, and no other
+// member. args lies in line.
+func plainToolCall(line []byte) (name string, args []byte, ok bool) {
+	w := walker{b: line}
+	params := -1
+	w.members(0, func(key []byte, v int) bool {
+		if string(key) == `"params"` {
+			params = v
+			return false
+		}
+		return true
+	})
+	if params < 0 || line[params] != '{' {
+		return "", nil, false
+	}
+	nameAt, argsAt := -1, -1
+	plain := true
+	w.members(params, func(key []byte, v int) bool {
+		switch {
+		case string(key) == `"name"` && nameAt < 0:
+			nameAt = v
+		case string(key) == `"arguments"` && argsAt < 0:
+			argsAt = v
+		default:
+			plain = false // anything else, or a member twice
+		}
+		return plain
+	})
+	if !plain || nameAt < 0 || argsAt < 0 || line[nameAt] != '"' || line[argsAt] != '{' {
+		return "", nil, false
+	}
+	quoted := line[nameAt:w.skip(nameAt)]
+	if bytes.IndexByte(quoted, '\\') < 0 {
+		name = string(quoted[1 : len(quoted)-1])
+	} else if json.Unmarshal(quoted, &name) != nil {
+		return "", nil, false
+	}
+	return name, line[argsAt:w.skip(argsAt)], true
+}
+
+// callTool serves the tools/call request line (its arguments lifted into
+// ctx's liftTable) if it is a plain call of a tool with a valid input,
+// and returns the response line; ok is false when it is not one, and
+// then nothing has run.
+func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (resp []byte, ok bool) {
+	name, args, ok := plainToolCall(line)
+	if !ok {
+		return nil, false
+	}
+	tool := c.srv.GetTool(name)
+	if tool == nil || tool.Handler == nil || tool.Tool.Execution != nil {
+		return nil, false
+	}
+	schema := c.calls.schemaFor(&tool.Tool)
+	if schema == nil {
+		return nil, false
+	}
+	value, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil || schema.Validate(value) != nil {
+		return nil, false
+	}
+
+	req := mcp.CallToolRequest{
+		Request: mcp.Request{Method: string(mcp.MethodToolsCall)},
+		Params:  mcp.CallToolParams{Name: name, Arguments: value, RawArguments: args},
+	}
+	start := time.Now()
+	result, err := runTool(ctx, tool.Handler, req)
+	if c.log.Enabled(ctx, slog.LevelDebug) {
+		outcome := "ok"
+		switch {
+		case err != nil:
+			outcome = "error: " + err.Error()
+		case result != nil && result.IsError:
+			outcome = "error result"
+		}
+		c.log.Debug("tool call", "tool", name, "seconds", time.Since(start).Seconds(), "outcome", outcome)
+	}
+	switch {
+	case err != nil:
+		return wire.ErrorResponse(id, mcp.INTERNAL_ERROR, err.Error(), nil), true
+	case result == nil:
+		return wire.ErrorResponse(id, mcp.INTERNAL_ERROR, "tool '"+name+"' returned no result", nil), true
+	}
+	body, err := result.MarshalJSON()
+	if err != nil {
+		return wire.ErrorResponse(id, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil), true
+	}
+	resp = make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(body))
+	resp = append(resp, `{"jsonrpc":"2.0","id":`...)
+	resp = append(resp, id...)
+	resp = append(resp, `,"result":`...)
+	resp = append(resp, body...)
+	return append(resp, '}'), true
+}
+
+// runTool runs a tool's handler, turning a panic into the error that
+// mcp-go's WithRecovery makes of it.
+func runTool(ctx context.Context, handler server.ToolHandlerFunc, req mcp.CallToolRequest) (result *mcp.CallToolResult, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			result, err = nil, fmt.Errorf("panic recovered in %s tool handler: %v", req.Params.Name, r)
+		}
+	}()
+	return handler(ctx, req)
+}

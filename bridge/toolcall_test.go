@@ -1,0 +1,277 @@
+package bridge
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+func TestPlainToolCall(t *testing.T) {
+	for _, tc := range []struct {
+		line, name, args string
+		ok               bool
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a"}}}`, "read_text_file", `{"path":"a"}`, true},
+		{`{"params" : { "arguments" : {} , "name" : "x" } , "id":1}`, "x", `{}`, true},
+		{`{"params":{"name":"r\u0065ad","arguments":{"path":"a"}}}`, "read", `{"path":"a"}`, true},
+		{`{"params":{"name":"read","arguments":{"path":"a"},"_meta":{"progressToken":1}}}`, "", "", false},
+		{`{"params":{"_meta":{},"name":"read","arguments":{}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{},"task":{"ttl":1}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{},"inputResponses":{}}}`, "", "", false},
+		{`{"params":{"name":"read","name":"write","arguments":{}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{},"arguments":{"path":"b"}}}`, "", "", false},
+		{`{"params":{"name":"read"}}`, "", "", false},
+		{`{"params":{"arguments":{}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":null}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":["a"]}}`, "", "", false},
+		{`{"params":{"name":7,"arguments":{}}}`, "", "", false},
+		{`{"params":[]}`, "", "", false},
+		{`{"id":1,"method":"tools/call"}`, "", "", false},
+	} {
+		name, args, ok := plainToolCall([]byte(tc.line))
+		if name != tc.name || string(args) != tc.args || ok != tc.ok {
+			t.Errorf("plainToolCall(%s) = %q, %s, %v; want %q, %s, %v", tc.line, name, args, ok, tc.name, tc.args, tc.ok)
+		}
+	}
+}
+
+// callBothWays answers the tools/call request line once through
+// conn.callTool and once through mcp-go's HandleMessage, as handle would,
+// and returns both response lines, lifted texts spliced in.
+func callBothWays(t *testing.T, c *conn, ctx context.Context, line string) (direct, viaMCPGo []byte, served bool) {
+	t.Helper()
+	lift := func() (context.Context, *liftTable, []byte) {
+		lt := newLiftTable(c.sess.liftPrefix)
+		raw := lt.liftArguments([]byte(line)) // takes the copy as its own
+		return withLiftTable(ctx, lt), lt, raw
+	}
+	join := func(lt *liftTable, resp []byte) []byte {
+		pieces, err := lt.spliceResults(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.Join(pieces, nil)
+	}
+	id := json.RawMessage(`"call-1"`)
+	cctx, lt, raw := lift()
+	resp, served := c.callTool(cctx, id, raw)
+	if served {
+		direct = join(lt, resp)
+	}
+	cctx, lt, raw = lift()
+	msg := c.srv.HandleMessage(cctx, raw)
+	resp, err := encodeMessage(msg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return direct, join(lt, resp), served
+}
+
+// A plain call served past mcp-go gets the response mcp-go gives the same
+// call, value for value; a call that is not plain or not valid is left to
+// mcp-go.
+func TestToolCallAnswersAsHandleMessage(t *testing.T) {
+	dir := t.TempDir()
+	big := strings.Repeat("a line of text, long enough to be lifted past mcp-go\n", 200)
+	for name, content := range map[string]string{
+		"small.txt":       "one\ntwo\nthree\n",
+		"big.txt":         big,
+		"binary.bin":      "\x00\x01\x02",
+		"tree/a.go":       "package a // needle\n",
+		"tree/b/c.go":     "package c\n",
+		"tree/b/note.txt": "no match here\n",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	srv, err := NewServer(DiskFiles(d, false), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conn{srv: srv, calls: toolCallsOf(srv), log: slog.New(slog.DiscardHandler), sess: newStreamSession()}
+	ctx := srv.WithContext(t.Context(), c.sess)
+
+	call := func(tool string, args any) string {
+		line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "call-1", "method": "tools/call",
+			"params": map[string]any{"name": tool, "arguments": args}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(line)
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	plain := []string{
+		call(ReadTextFile, map[string]any{"path": p("small.txt")}),
+		call(ReadTextFile, map[string]any{"path": "small.txt", "line": 2, "limit": 1}),
+		call(ReadTextFile, map[string]any{"path": p("big.txt")}), // a lifted result
+		call(ReadTextFile, map[string]any{"path": p("small.txt"), "line": 9}),
+		call(ReadTextFile, map[string]any{"path": p("missing.txt")}),
+		call(ReadTextFile, map[string]any{"path": p("binary.bin")}),
+		call(ReadTextFile, map[string]any{"path": "/etc/passwd"}),
+		call(WriteTextFile, map[string]any{"path": p("written.txt"), "content": big}), // a lifted argument
+		call(WriteTextFile, map[string]any{"path": p("written.txt"), "content": big, "expectedHash": "0000"}),
+		call(ListDirectory, map[string]any{"path": p("tree")}),
+		call(GetFileInfo, map[string]any{"path": p("small.txt")}),
+		call(Glob, map[string]any{"path": dir, "pattern": "**/*.go"}),
+		call(Grep, map[string]any{"path": p("tree"), "pattern": "needle"}),
+		call(DirectoryTree, map[string]any{"path": p("tree")}),
+	}
+	notPlain := []string{
+		call(ReadTextFile, map[string]any{"path": p("small.txt"), "extra": true}), // invalid: mcp-go's message, rewritten
+		call(ReadTextFile, map[string]any{}),
+		call(ReadTextFile, map[string]any{"path": 7}),
+		call(ReadTextFile, map[string]any{"path": p("small.txt"), "line": -1}),
+		call("no_such_tool", map[string]any{}),
+		`{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"small.txt"},"_meta":{"progressToken":"p"}}}`,
+	}
+	for i, line := range append(plain, notPlain...) {
+		direct, viaMCPGo, served := callBothWays(t, c, ctx, line)
+		if want := i < len(plain); served != want {
+			t.Errorf("%.150s: served past mcp-go %v, want %v", line, served, want)
+			continue
+		}
+		if !served {
+			continue
+		}
+		var got, want any
+		if err := json.Unmarshal(direct, &got); err != nil {
+			t.Fatalf("%.150s: the response is not JSON: %v\n%.300s", line, err, direct)
+		}
+		if err := json.Unmarshal(viaMCPGo, &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%.150s:\npast mcp-go: %.400s\nmcp-go:      %.400s", line, direct, viaMCPGo)
+		}
+	}
+}
+
+// panicFS panics on every read.
+type panicFS struct{ nopFS }
+
+func (panicFS) ReadTextFile(context.Context, string, int, int) (string, error) {
+	panic("the disk is on fire")
+}
+
+// A panicking handler is answered as mcp-go's recovery answers it.
+func TestToolCallRecoversAsMCPGo(t *testing.T) {
+	srv, err := NewServer(Files{WorkDir: "/w", FS: panicFS{}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &conn{srv: srv, calls: toolCallsOf(srv), log: slog.New(slog.DiscardHandler), sess: newStreamSession()}
+	direct, viaMCPGo, served := callBothWays(t, c, srv.WithContext(t.Context(), c.sess),
+		`{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`)
+	if !served {
+		t.Fatal("the plain call was not served past mcp-go")
+	}
+	if !bytes.Contains(direct, []byte("the disk is on fire")) || !bytes.Equal(direct, viaMCPGo) {
+		t.Errorf("past mcp-go: %s\nmcp-go:      %s", direct, viaMCPGo)
+	}
+}
+
+// notifications/cancelled cancels a plain call in flight, which mcp-go,
+// not serving it, could not: the handler sees its context end and the
+// call is answered.
+func TestServeConnCancelsPlainToolCall(t *testing.T) {
+	fsys := blockingFS{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
+	srv, err := NewServer(Files{WorkDir: "/w", FS: fsys}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs syncBuf
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	in, toServer := io.Pipe()
+	fromServer, out := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- serveConn(context.Background(), srv, in, out, connOptions{logger: logger})
+		out.Close()
+	}()
+	responses := make(chan string, 4)
+	go func() {
+		lines := bufioLines(fromServer)
+		for l := range lines {
+			responses <- l
+		}
+		close(responses)
+	}()
+	send := func(line string) {
+		if _, err := io.WriteString(toServer, line+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	<-responses
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`{"jsonrpc":"2.0","id":"slow","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`)
+	guard := time.After(10 * time.Second) // a hang guard, not a timing
+	select {
+	case <-fsys.started:
+	case <-guard:
+		t.Fatal("the call never started")
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow","reason":"the user gave up"}}`)
+	select {
+	case err := <-fsys.cancelled:
+		if err != context.Canceled {
+			t.Errorf("the handler's context ended with %v, want context.Canceled", err)
+		}
+	case <-guard:
+		t.Fatal("notifications/cancelled did not reach the call")
+	}
+	select {
+	case resp := <-responses:
+		if !strings.HasPrefix(resp, `{"jsonrpc":"2.0","id":"slow",`) {
+			t.Errorf("response %s, want the answer to the cancelled call", resp)
+		}
+	case <-guard:
+		t.Fatal("the cancelled call was not answered")
+	}
+	toServer.Close()
+	if err := <-done; err != nil {
+		t.Errorf("serveConn: %v", err)
+	}
+	if !strings.Contains(logs.String(), `msg="tool call" tool=read_text_file`) {
+		t.Errorf("the call was not served past mcp-go; log:\n%s", logs.String())
+	}
+}
+
+// bufioLines sends the lines read from r, without their newlines, until r
+// ends.
+func bufioLines(r io.Reader) <-chan string {
+	lines := make(chan string)
+	go func() {
+		defer close(lines)
+		br := bufio.NewReader(r)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			lines <- strings.TrimSuffix(l, "\n")
+		}
+	}()
+	return lines
+}

@@ -102,33 +102,15 @@ func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.
 		cancel() // nothing more can be answered
 		writeErr <- err
 	}()
-	msgs := make(chan readResult)
-	go c.read(ctx, in, msgs)
+	readDone := make(chan error, 1)
+	go func() { readDone <- c.readLoop(in) }()
 
 	var readErr error
-loop:
-	for {
-		select {
-		case rr, ok := <-msgs:
-			if !ok {
-				break loop
-			}
-			if rr.err != nil {
-				var over *wire.OverlongError
-				if errors.As(rr.err, &over) {
-					c.overlong(over)
-					continue
-				}
-				if !errors.Is(rr.err, io.EOF) {
-					readErr = rr.err
-				}
-				break loop
-			}
-			c.dispatch(rr.msg)
-		case <-ctx.Done():
-			break loop
-		}
+	select {
+	case readErr = <-readDone:
+	case <-ctx.Done():
 	}
+	c.stopDispatch()
 	// The client has finished sending: what it asked for is answered (or,
 	// after opts.drain, cancelled), and no answer to a request of ours can
 	// come any more.
@@ -146,14 +128,15 @@ loop:
 
 // conn is one client connection.
 type conn struct {
-	srv    *server.MCPServer
-	sess   *streamSession
-	log    *slog.Logger
-	ctx    context.Context
-	w      *wire.Writer
-	rawOut io.Writer    // what w writes to
-	out    chan outLine // responses and requests to write, in order
-	jobs   chan *job    // requests, to an idle worker
+	srv     *server.MCPServer
+	sess    *streamSession
+	log     *slog.Logger
+	ctx     context.Context
+	w       *wire.Writer
+	rawOut  io.Writer    // what w writes to
+	scratch []byte       // the writer's buffer for a short batch
+	out     chan outLine // responses and requests to write, in order
+	jobs    chan *job    // requests, to an idle worker
 	// calls, for a server made by NewServer, serves its plain tool calls
 	// (toolcall.go), whose tools take lifted arguments (lift.go); nil for
 	// any other server.
@@ -164,8 +147,13 @@ type conn struct {
 	// request would grow its stack through mcp-go's deep call chain on
 	// every call.
 	workers  sync.WaitGroup
-	nworkers int            // started; read loop only
+	nworkers int            // started; guarded by dispatchMu
 	inFlight sync.WaitGroup // requests read and not yet answered
+
+	// dispatchMu is held by the read loop while it dispatches a message;
+	// stopped, once set, ends the loop.
+	dispatchMu sync.Mutex
+	stopped    bool
 
 	mu      sync.Mutex
 	nextID  int64
@@ -191,29 +179,43 @@ type outLine struct {
 	lifts *liftTable
 }
 
-// readResult is one message, or the error that ended or interrupted the
-// input.
-type readResult struct {
-	msg wire.Message
-	err error
-}
-
-// read reads messages from in until it ends or ctx is done.
-func (c *conn) read(ctx context.Context, in io.Reader, msgs chan<- readResult) {
-	defer close(msgs)
+// readLoop reads messages from in and dispatches them, on its own
+// goroutine (a hand-off to another for each message would cost a
+// goroutine switch), until in ends, a read fails, or stopDispatch is
+// called. It returns the error that ended the input, nil at its end.
+func (c *conn) readLoop(in io.Reader) error {
 	r := wire.NewReader(in, wire.ReaderOptions{Logger: c.log, Label: "mcp client"})
 	for {
 		m, err := r.Next()
-		select {
-		case msgs <- readResult{m, err}:
-		case <-ctx.Done():
-			return
+		c.dispatchMu.Lock()
+		if c.stopped {
+			c.dispatchMu.Unlock()
+			return nil
 		}
 		var over *wire.OverlongError
-		if err != nil && !errors.As(err, &over) {
-			return
+		switch {
+		case err == nil:
+			c.dispatch(m)
+		case errors.As(err, &over):
+			c.overlong(over)
+		default:
+			c.dispatchMu.Unlock()
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
 		}
+		c.dispatchMu.Unlock()
 	}
+}
+
+// stopDispatch makes the read loop dispatch nothing more, once the one it
+// may be dispatching is done: a dispatch waiting on a busy pool ends with
+// the connection's context.
+func (c *conn) stopDispatch() {
+	c.dispatchMu.Lock()
+	c.stopped = true
+	c.dispatchMu.Unlock()
 }
 
 // dispatch handles one message from the client.
@@ -419,65 +421,115 @@ func (c *conn) drain(ctx context.Context, timeout time.Duration) bool {
 	return false
 }
 
-// write writes responses, requests and notifications in order, draining
-// the queued notifications before each response, until ctx ends or a
-// write fails.
+// write writes responses, requests and notifications in order, until ctx
+// ends or a write fails. Lines queued together are written together, in
+// one system call: with several calls in flight a response seldom waits
+// alone. Before lines from c.out it writes the notifications queued by
+// then, so a notification the server queues while handling a request goes
+// before that request's response.
 func (c *conn) write(ctx context.Context) error {
-	writeNote := func(n mcp.JSONRPCNotification) error {
-		line, err := json.Marshal(n)
-		if err != nil {
-			c.log.Error("encode MCP notification", "method", n.Method, "error", err)
-			return nil
-		}
-		return c.w.Write(line)
-	}
+	var batch []outLine
+	var bufs net.Buffers
+	var notes [][]byte
 	for {
 		select {
 		case n := <-c.sess.notifications:
-			if err := writeNote(n); err != nil {
-				return err
-			}
-		case out := <-c.out:
-			for drained := false; !drained; {
-				select {
-				case n := <-c.sess.notifications:
-					if err := writeNote(n); err != nil {
-						return err
-					}
-				default:
-					drained = true
+			if line := c.encodeNotification(n); line != nil {
+				if err := c.w.Write(line); err != nil {
+					return err
 				}
 			}
-			if err := c.writeLine(out.pieces); err != nil {
-				return err
-			}
-			if out.lifts != nil {
-				out.lifts.releaseQuoted()
-			}
+			continue
+		case out := <-c.out:
+			batch = append(batch[:0], out)
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+	collect:
+		for len(batch) < maxBatch {
+			select {
+			case out := <-c.out:
+				batch = append(batch, out)
+			default:
+				break collect
+			}
+		}
+		notes = notes[:0]
+	drain:
+		for {
+			select {
+			case n := <-c.sess.notifications:
+				if line := c.encodeNotification(n); line != nil {
+					notes = append(notes, line)
+				}
+			default:
+				break drain
+			}
+		}
+		bufs = bufs[:0]
+		for _, line := range notes {
+			bufs = append(bufs, line, newline)
+		}
+		for _, out := range batch {
+			if len(out.pieces) == 1 && bytes.IndexByte(out.pieces[0], '\n') >= 0 {
+				return wire.ErrNewline // the encoders never make one: a bug
+			}
+			bufs = append(bufs, out.pieces...)
+			bufs = append(bufs, newline)
+		}
+		if err := c.writeBuffers(bufs); err != nil {
+			return err
+		}
+		for i, out := range batch {
+			if out.lifts != nil {
+				out.lifts.releaseQuoted()
+			}
+			batch[i] = outLine{}
+		}
+		clear(bufs[:cap(bufs)])
 	}
 }
 
-// writeLine writes a line given in pieces. Only the writer calls it. A
-// line in one piece goes through w, which writes a short line and its
-// newline in one call; a spliced response's pieces are written as they are
-// (a megabyte's copy spared).
-func (c *conn) writeLine(pieces [][]byte) error {
-	if len(pieces) == 1 {
-		return c.w.Write(pieces[0])
+// maxBatch bounds the lines write writes in one system call.
+const maxBatch = 32
+
+var newline = []byte{'\n'}
+
+// encodeNotification encodes a notification from the server as one line,
+// or logs why it cannot and returns nil.
+func (c *conn) encodeNotification(n mcp.JSONRPCNotification) []byte {
+	line, err := json.Marshal(n)
+	if err != nil {
+		c.log.Error("encode MCP notification", "method", n.Method, "error", err)
+		return nil
 	}
-	bufs := make(net.Buffers, 0, len(pieces)+1)
-	for _, p := range pieces {
-		bufs = append(bufs, p)
+	return line
+}
+
+// writeBuffers writes bufs to the client. Only the writer calls it: a
+// short batch goes out in one write, a longer one (a spliced response's
+// megabyte among them) as it is, in one writev, without a copy.
+func (c *conn) writeBuffers(bufs net.Buffers) error {
+	n := 0
+	for _, b := range bufs {
+		n += len(b)
 	}
-	bufs = append(bufs, []byte{'\n'})
+	if n <= coalesceMax {
+		c.scratch = c.scratch[:0]
+		for _, b := range bufs {
+			c.scratch = append(c.scratch, b...)
+		}
+		bufs = net.Buffers{c.scratch}
+	}
 	if _, err := bufs.WriteTo(c.rawOut); err != nil {
 		return fmt.Errorf("write: %w", err)
 	}
 	return nil
 }
+
+// coalesceMax is the size up to which writeBuffers copies a batch into one
+// buffer rather than handing the kernel its pieces.
+const coalesceMax = 64 << 10
 
 // request sends a request to the client and waits for its response.
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {

@@ -182,7 +182,7 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 	case result == nil:
 		return wire.ErrorResponse(id, mcp.INTERNAL_ERROR, "tool '"+name+"' returned no result", nil), true
 	}
-	body, err := result.MarshalJSON()
+	body, err := encodeToolResult(result)
 	if err != nil {
 		return wire.ErrorResponse(id, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil), true
 	}
@@ -192,6 +192,52 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 	resp = append(resp, `,"result":`...)
 	resp = append(resp, body...)
 	return append(resp, '}'), true
+}
+
+// encodeToolResult encodes a tool's result as its MarshalJSON does, but
+// directly when it is of the shape this package's tools return (text
+// content, structured content, isError): MarshalJSON puts every member in
+// a map[string]any and has encoding/json encode it by reflection, a tenth
+// of a small call's CPU. The members come in MarshalJSON's (sorted)
+// order.
+func encodeToolResult(r *mcp.CallToolResult) ([]byte, error) {
+	if r.Meta != nil || r.ResultType != "" || len(r.InputRequests) > 0 || r.RequestState != "" {
+		return r.MarshalJSON()
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, `{"content":[`...)
+	var err error
+	for i, c := range r.Content {
+		tc, ok := c.(mcp.TextContent)
+		if !ok || tc.Annotations != nil || tc.Meta != nil || tc.Type != "text" {
+			return r.MarshalJSON()
+		}
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"type":"text","text":`...)
+		if b, err = quoteJSON(b, tc.Text); err != nil {
+			return nil, err
+		}
+		b = append(b, '}')
+	}
+	b = append(b, ']')
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	switch {
+	case len(r.RawStructuredContent) > 0:
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, r.RawStructuredContent...)
+	case r.StructuredContent != nil:
+		sc, err := json.Marshal(r.StructuredContent)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `,"structuredContent":`...)
+		b = append(b, sc...)
+	}
+	return append(b, '}'), nil
 }
 
 // runTool runs a tool's handler, turning a panic into the error that

@@ -445,11 +445,16 @@ func (c *conn) write(ctx context.Context) error {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
+		// Short lines are gathered up; a long one ends the batch, so
+		// that its lifted texts' buffers go back to their pool as soon as
+		// it is written, for the next long result to reuse.
+		size := lineSize(batch[0])
 	collect:
-		for len(batch) < maxBatch {
+		for len(batch) < maxBatch && size <= coalesceMax {
 			select {
 			case out := <-c.out:
 				batch = append(batch, out)
+				size += lineSize(out)
 			default:
 				break collect
 			}
@@ -488,6 +493,15 @@ func (c *conn) write(ctx context.Context) error {
 		}
 		clear(bufs[:cap(bufs)])
 	}
+}
+
+// lineSize is the length of out's line.
+func lineSize(out outLine) int {
+	n := 0
+	for _, p := range out.pieces {
+		n += len(p)
+	}
+	return n
 }
 
 // maxBatch bounds the lines write writes in one system call.

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -97,24 +99,38 @@ func (tc *toolCalls) schemaFor(tool *mcp.Tool) *jsonschema.Schema {
 }
 
 // plainToolCall returns the tool name and the arguments object of a
-// tools/call request line, if its params are a plain call: an object with
-// a "name" string and an "arguments" object, each once, and no other
+// tools/call request line, if it is a plain call: the line has no members
+// but jsonrpc, id, method and params, each once, and params is an object
+// with a "name" string and an "arguments" object, each once, and no other
 // member. args lies in line.
 func plainToolCall(line []byte) (name string, args []byte, ok bool) {
 	w := walker{b: line}
 	params := -1
+	plain := true
+	seen := 0
 	w.members(0, func(key []byte, v int) bool {
-		if string(key) == `"params"` {
-			params = v
-			return false
+		bit := 0
+		switch string(key) {
+		case `"jsonrpc"`:
+			bit = 1
+		case `"id"`:
+			bit = 2
+		case `"method"`:
+			bit = 4
+		case `"params"`:
+			bit, params = 8, v
 		}
-		return true
+		// encoding/json matches member names without regard to case, and
+		// the last of a name wins: any other member, or one twice, and
+		// mcp-go may read the call otherwise.
+		plain = bit != 0 && seen&bit == 0
+		seen |= bit
+		return plain
 	})
-	if params < 0 || line[params] != '{' {
+	if !plain || params < 0 || line[params] != '{' {
 		return "", nil, false
 	}
 	nameAt, argsAt := -1, -1
-	plain := true
 	w.members(params, func(key []byte, v int) bool {
 		switch {
 		case string(key) == `"name"` && nameAt < 0:
@@ -130,7 +146,7 @@ func plainToolCall(line []byte) (name string, args []byte, ok bool) {
 		return "", nil, false
 	}
 	quoted := line[nameAt:w.skip(nameAt)]
-	if bytes.IndexByte(quoted, '\\') < 0 {
+	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
 		name = string(quoted[1 : len(quoted)-1])
 	} else if json.Unmarshal(quoted, &name) != nil {
 		return "", nil, false
@@ -156,7 +172,7 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 		return nil, false
 	}
 	value, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil || schema.Validate(value) != nil {
+	if err != nil || !fitsFloat64(value) || schema.Validate(value) != nil {
 		return nil, false
 	}
 
@@ -192,6 +208,30 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 	resp = append(resp, `,"result":`...)
 	resp = append(resp, body...)
 	return append(resp, '}'), true
+}
+
+// fitsFloat64 reports whether every number in v, arguments decoded with
+// their numbers as json.Number, is one a float64 holds: mcp-go decodes
+// arguments into float64s, and refuses a call with a number beyond them.
+func fitsFloat64(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		_, err := strconv.ParseFloat(string(v), 64)
+		return err == nil
+	case map[string]any:
+		for _, e := range v {
+			if !fitsFloat64(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if !fitsFloat64(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // encodeToolResult encodes a tool's result as its MarshalJSON does, but

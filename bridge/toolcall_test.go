@@ -40,6 +40,10 @@ func TestPlainToolCall(t *testing.T) {
 		{`{"params":{"name":7,"arguments":{}}}`, "", "", false},
 		{`{"params":[]}`, "", "", false},
 		{`{"id":1,"method":"tools/call"}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{}},"Params":{"name":"write","arguments":{}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{}},"params":{"name":"write","arguments":{}}}`, "", "", false},
+		{`{"params":{"name":"read","arguments":{}},"extra":1}`, "", "", false},
+		{`{"params":{"Name":"read","arguments":{}}}`, "", "", false},
 	} {
 		name, args, ok := plainToolCall([]byte(tc.line))
 		if name != tc.name || string(args) != tc.args || ok != tc.ok {

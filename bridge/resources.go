@@ -116,6 +116,16 @@ func resourceFilePath(op, uri string) (string, error) {
 	return p, nil
 }
 
+// lowerFileScheme returns uri with the scheme of a file:// URI in lower
+// case, and any other uri as it is.
+func lowerFileScheme(uri string) string {
+	const scheme = "file://"
+	if runtime.IsFileURI(uri) && !strings.HasPrefix(uri, scheme) {
+		return scheme + uri[len(scheme):]
+	}
+	return uri
+}
+
 // quoteURI quotes a URI for a message if it holds control characters.
 func quoteURI(uri string) string {
 	if strings.ContainsFunc(uri, unicode.IsControl) {
@@ -146,6 +156,12 @@ func (e *uriError) Unwrap() error { return e.err }
 // watchResources installs the hooks that keep the resource subscriptions.
 func (b *binding) watchResources(hooks *server.Hooks) {
 	b.watch = newWatcher(b.log)
+	// mcp-go matches a URI against the template file://{+path} case for
+	// case, but a URI's scheme may come in any case (RFC 3986, 3.1): it is
+	// lowered, the normal form, before the match.
+	hooks.AddBeforeReadResource(func(_ context.Context, _ any, req *mcp.ReadResourceRequest) {
+		req.Params.URI = lowerFileScheme(req.Params.URI)
+	})
 	hooks.AddOnRequestInitialization(b.beginSubscription)
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
 		session := server.ClientSessionFromContext(ctx)

@@ -285,6 +285,15 @@ func TestReadResource(t *testing.T) {
 				t.Errorf("read %s = %+v", b, got)
 			}
 
+			// The scheme in any case (RFC 3986, 3.1); the result names
+			// the URI with it in lower case, its normal form.
+			for _, scheme := range []string{"FILE://", "File://localhost"} {
+				u := scheme + filepath.ToSlash(a)
+				if got := readText(t, c, u); got.Text != "alpha\n" || got.URI != "file://"+u[len("file://"):] {
+					t.Errorf("read %s = %+v", u, got)
+				}
+			}
+
 			_, err := readResource(t, c, fileURI(f.path("outside.txt")))
 			wantErr(t, "outside the roots", err, fileURI(f.path("outside.txt")), "outside the allowed roots")
 			_, err = readResource(t, c, fileURI(f.path("root/../outside.txt")))

@@ -280,7 +280,12 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 	entry, err := s.ServerEntry()
 	if err == nil {
 		var raw []byte
-		if raw, err = appendMCPServer(m.Raw, entry); err == nil {
+		var replaced int
+		if raw, replaced, err = appendMCPServer(m.Raw, entry); err == nil {
+			if replaced > 0 {
+				p.log.Warn("the session request already has an MCP server of this name; the file tools' entry replaces it",
+					"method", m.Method, "name", entry.Name, "replaced", replaced)
+			}
 			return raw, s
 		}
 	}
@@ -289,35 +294,57 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 	return nil, nil
 }
 
-// appendMCPServer returns msg with entry appended to params.mcpServers,
-// all else JSON-equal.
-func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, error) {
+// appendMCPServer returns msg with entry added to params.mcpServers, all
+// else JSON-equal, and how many entries of entry's name it replaced. Agents
+// key MCP servers by name, so two of one name (the user configured the
+// same name, or two proxies are chained) would leave it to chance which
+// one the agent runs: entry takes the place of the first of its name, the
+// others of that name go, and without one it comes last.
+func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, int, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(msg, &top); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var params map[string]json.RawMessage
 	if err := json.Unmarshal(top["params"], &params); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var servers []json.RawMessage
 	if s, ok := params["mcpServers"]; ok && string(s) != "null" {
 		if err := json.Unmarshal(s, &servers); err != nil {
-			return nil, fmt.Errorf("mcpServers: %w", err)
+			return nil, 0, fmt.Errorf("mcpServers: %w", err)
 		}
 	}
 	e, err := json.Marshal(entry)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	servers = append(nonNil(servers), e)
-	if params["mcpServers"], err = json.Marshal(servers); err != nil {
-		return nil, err
+	kept := make([]json.RawMessage, 0, len(servers)+1)
+	replaced := 0
+	for _, s := range servers {
+		var named struct {
+			Name *string `json:"name"`
+		}
+		if json.Unmarshal(s, &named) == nil && named.Name != nil && *named.Name == entry.Name {
+			if replaced == 0 {
+				kept = append(kept, e)
+			}
+			replaced++
+			continue
+		}
+		kept = append(kept, s)
+	}
+	if replaced == 0 {
+		kept = append(kept, e)
+	}
+	if params["mcpServers"], err = json.Marshal(kept); err != nil {
+		return nil, 0, err
 	}
 	if top["params"], err = json.Marshal(params); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return json.Marshal(top)
+	out, err := json.Marshal(top)
+	return out, replaced, err
 }
 
 // forwardNotification sends a notification on. A $/cancel_request names a

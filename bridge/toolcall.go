@@ -40,8 +40,8 @@ import (
 // For such a call, HandleMessage would run the server's hooks, none of
 // which NewServer registers for a plain tool call, and the tool's handler
 // under the server's middleware: recovery from a panic (done here the
-// same way), a log line (done here at debug level, where mcp-go's are
-// lowered to), and statelessRoots, which only acts on stateless requests
+// same way), log lines (the same ones here, at debug level, where
+// NewServer lowers mcp-go's), and statelessRoots, which only acts on stateless requests
 // (they carry _meta, so they go to mcp-go). The result and a handler's
 // error are answered as HandleMessage answers them. Cancellation by
 // notifications/cancelled is the transport's (conn.track), for every
@@ -182,16 +182,7 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 	}
 	start := time.Now()
 	result, err := runTool(ctx, tool.Handler, req)
-	if c.log.Enabled(ctx, slog.LevelDebug) {
-		outcome := "ok"
-		switch {
-		case err != nil:
-			outcome = "error: " + err.Error()
-		case result != nil && result.IsError:
-			outcome = "error result"
-		}
-		c.log.Debug("tool call", "tool", name, "seconds", time.Since(start).Seconds(), "outcome", outcome)
-	}
+	c.logToolCall(ctx, name, start, result, err)
 	switch {
 	case err != nil:
 		return wire.ErrorResponse(id, mcp.INTERNAL_ERROR, err.Error(), nil), true
@@ -278,6 +269,34 @@ func encodeToolResult(r *mcp.CallToolResult) ([]byte, error) {
 		b = append(b, sc...)
 	}
 	return append(b, '}'), nil
+}
+
+// logToolCall logs a plain tool call as mcp-go logs the calls it serves
+// (its request and tool lines, with the same keys), at debug level, where
+// NewServer's logger puts mcp-go's.
+func (c *conn) logToolCall(ctx context.Context, name string, start time.Time, result *mcp.CallToolResult, err error) {
+	if !c.log.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	seconds := slog.Float64("duration_s", time.Since(start).Seconds())
+	tool := []slog.Attr{slog.String("mcp.tool.name", name), seconds}
+	request := []slog.Attr{slog.String("mcp.method", string(mcp.MethodToolsCall)), slog.String("mcp.session.id", c.sess.id), seconds}
+	switch {
+	case err != nil:
+		tool = append(tool, slog.String("outcome", "error"), slog.String("error", err.Error()))
+		request = append(request, slog.String("outcome", "error"), slog.String("error", err.Error()))
+	case result == nil:
+		tool = append(tool, slog.String("outcome", "ok"))
+		request = append(request, slog.String("outcome", "error"), slog.String("error", "no result"))
+	case result.IsError:
+		tool = append(tool, slog.String("outcome", "error_result"))
+		request = append(request, slog.String("outcome", "ok"))
+	default:
+		tool = append(tool, slog.String("outcome", "ok"))
+		request = append(request, slog.String("outcome", "ok"))
+	}
+	c.log.LogAttrs(ctx, slog.LevelDebug, "mcp.tool", tool...)
+	c.log.LogAttrs(ctx, slog.LevelDebug, "mcp.request", request...)
 }
 
 // runTool runs a tool's handler, turning a panic into the error that

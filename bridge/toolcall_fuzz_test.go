@@ -4,12 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"reflect"
 	"testing"
-
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // FuzzPlainToolCall checks the tools/call requests served past mcp-go
@@ -27,24 +23,7 @@ func FuzzPlainToolCall(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for rel, content := range map[string]string{"a.txt": "one\ntwo\n", "sub/b.go": "package b\n"} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { disk.Close() })
-	srv, err := NewServer(DiskFiles(disk, true), Options{}) // read-only: a call may run twice
-	if err != nil {
-		f.Fatal(err)
-	}
+	srv := diskServer(f, dir, true, map[string]string{"a.txt": "one\ntwo\n", "sub/b.go": "package b\n"}) // read-only: a call may run twice
 	c := &conn{srv: srv, calls: toolCallsOf(srv), log: slog.New(slog.DiscardHandler), sess: newStreamSession()}
 	ctx := srv.WithContext(f.Context(), c.sess)
 	tools := []string{ReadTextFile, ListDirectory, GetFileInfo, DirectoryTree, Glob, Grep}
@@ -105,19 +84,8 @@ func FuzzPlainToolCall(f *testing.F) {
 		// The same arguments for one of the read-only tools.
 		call := `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"` +
 			tools[int(which)%len(tools)] + `","arguments":` + string(args) + `}}`
-		direct, viaMCPGo, served := callBothWays(t, c, ctx, call)
-		if !served {
-			return
-		}
-		var got, want any
-		if err := json.Unmarshal(direct, &got); err != nil {
-			t.Fatalf("%s: the response is not JSON: %v\n%.300s", call, err, direct)
-		}
-		if err := json.Unmarshal(viaMCPGo, &want); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%s:\npast mcp-go: %.400s\nmcp-go:      %.400s", call, direct, viaMCPGo)
+		if direct, viaMCPGo, served := callBothWays(t, c, ctx, call); served {
+			wantSameResponse(t, call, direct, viaMCPGo)
 		}
 	})
 }

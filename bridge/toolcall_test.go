@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
@@ -90,31 +91,14 @@ func callBothWays(t *testing.T, c *conn, ctx context.Context, line string) (dire
 func TestToolCallAnswersAsHandleMessage(t *testing.T) {
 	dir := t.TempDir()
 	big := strings.Repeat("a line of text, long enough to be lifted past mcp-go\n", 200)
-	for name, content := range map[string]string{
+	srv := diskServer(t, dir, false, map[string]string{
 		"small.txt":       "one\ntwo\nthree\n",
 		"big.txt":         big,
 		"binary.bin":      "\x00\x01\x02",
 		"tree/a.go":       "package a // needle\n",
 		"tree/b/c.go":     "package c\n",
 		"tree/b/note.txt": "no match here\n",
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { d.Close() })
-	srv, err := NewServer(DiskFiles(d, false), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	})
 	c := &conn{srv: srv, calls: toolCallsOf(srv), log: slog.New(slog.DiscardHandler), sess: newStreamSession()}
 	ctx := srv.WithContext(t.Context(), c.sess)
 
@@ -157,20 +141,51 @@ func TestToolCallAnswersAsHandleMessage(t *testing.T) {
 			t.Errorf("%.150s: served past mcp-go %v, want %v", line, served, want)
 			continue
 		}
-		if !served {
-			continue
-		}
-		var got, want any
-		if err := json.Unmarshal(direct, &got); err != nil {
-			t.Fatalf("%.150s: the response is not JSON: %v\n%.300s", line, err, direct)
-		}
-		if err := json.Unmarshal(viaMCPGo, &want); err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("%.150s:\npast mcp-go: %.400s\nmcp-go:      %.400s", line, direct, viaMCPGo)
+		if served {
+			wantSameResponse(t, line, direct, viaMCPGo)
 		}
 	}
+}
+
+// wantSameResponse fails the test unless the responses to call past
+// mcp-go and through it are the same JSON value.
+func wantSameResponse(t *testing.T, call string, direct, viaMCPGo []byte) {
+	t.Helper()
+	var got, want any
+	if err := json.Unmarshal(direct, &got); err != nil {
+		t.Fatalf("%.150s: the response is not JSON: %v\n%.300s", call, err, direct)
+	}
+	if err := json.Unmarshal(viaMCPGo, &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%.150s:\npast mcp-go: %.400s\nmcp-go:      %.400s", call, direct, viaMCPGo)
+	}
+}
+
+// diskServer writes files (by slash-separated path) under dir and returns a
+// server of NewServer's on a Disk rooted at dir.
+func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]string) *server.MCPServer {
+	tb.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { d.Close() })
+	srv, err := NewServer(DiskFiles(d, readOnly), Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return srv
 }
 
 // panicFS panics on every read.
@@ -259,8 +274,18 @@ func TestServeConnCancelsPlainToolCall(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("serveConn: %v", err)
 	}
-	if !strings.Contains(logs.String(), `msg="tool call" tool=read_text_file`) {
-		t.Errorf("the call was not served past mcp-go; log:\n%s", logs.String())
+	// Only a call served past mcp-go compiles the tool's schema here.
+	calls := toolCallsOf(srv)
+	calls.mu.RLock()
+	_, served := calls.schemas[ReadTextFile]
+	calls.mu.RUnlock()
+	if !served {
+		t.Error("the call was not served past mcp-go")
+	}
+	for _, want := range []string{"msg=mcp.tool mcp.tool.name=read_text_file", "msg=mcp.request mcp.method=tools/call"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("the log lacks %q, as mcp-go logs it:\n%s", want, logs.String())
+		}
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -95,36 +94,6 @@ func TestProxyEditorDisconnects(t *testing.T) {
 			t.Errorf("the proxy took %v to exit after the editor disconnected", d)
 		}
 		wantGone(t, "after the editor disconnected", r.knownPIDs()...)
-		wantNoRelaySocket(t, s)
-	})
-}
-
-// TestProxySIGTERM: a proxy sent SIGTERM, as an editor stops the agent it
-// launched, stops the agent and what it started and exits 0, the prompt
-// in flight answered with an error.
-func TestProxySIGTERM(t *testing.T) {
-	forEachMode(t, func(t *testing.T, mode agentMode) {
-		dir := tempDir(t)
-		putFiles(t, dir, diskFiles)
-		r := startProxy(t, proxyOptions{mode: mode, editor: fakeeditor.Options{ReadTextFile: true, Buffers: buffers(dir, bufferFiles), Hold: holdSlow}})
-		s := r.newSession(dir, nil)
-		reps := r.mustPrompt(s, readStep("a.txt"), testagent.Step{Spawn: &testagent.Spawn{}})
-		wantText(t, reps[1], "buffer a\n")
-		prompted := make(chan error, 1)
-		go func() {
-			_, _, err := r.prompt(t.Context(), s, readStep("slow.txt"))
-			prompted <- err
-		}()
-		if _, err := r.ed.WaitFor(callContext(t), isSlowRead); err != nil {
-			t.Fatalf("the read of slow.txt never reached the editor: %v", err)
-		}
-		if code := r.p.signal(syscall.SIGTERM); code != 0 {
-			t.Errorf("the proxy exited with status %d on SIGTERM, want 0", code)
-		}
-		if err := <-prompted; err == nil {
-			t.Error("the prompt in flight succeeded, want an error")
-		}
-		wantGone(t, "after SIGTERM", r.knownPIDs()...)
 		wantNoRelaySocket(t, s)
 	})
 }

@@ -74,9 +74,8 @@ Flags:
   --log-level LEVEL
 	debug, info, warn or error. The default is info.
 
-proxy exits when the editor closes the stream or it is sent SIGTERM or
-SIGINT (status 0, after stopping the agent and everything it started), or
-when the agent exits (non-zero).
+proxy exits when the editor closes the stream (status 0, after stopping
+the agent and everything it started) or when the agent exits (non-zero).
 `)
 	},
 	run: runProxy,

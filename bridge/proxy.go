@@ -54,8 +54,8 @@ type ProxyOptions struct {
 //
 // It returns when either peer is gone or ctx ends, having stopped the
 // agent and its process group: the exit code is 0 when the editor closed
-// the stream or ctx ended, and non-zero when the agent exited first (its
-// own code if it had one).
+// the stream, 1 when ctx ended, and non-zero when the agent exited first
+// (its own code if it had one).
 // Every editor request the agent left unanswered is answered with an error.
 func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opts ProxyOptions) (int, error) {
 	log := opts.Bridge.Logger
@@ -116,10 +116,11 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		drainAgent(agent, agentDone, opts.StopGrace)
 		code = p.agentGone(agent)
 	case <-ctx.Done():
-		// Stopped from outside (SIGTERM, SIGINT): a normal way to end, as
-		// for serve, once the agent and what it started are stopped.
+		// Interrupted (SIGTERM, SIGINT): the editor's pending requests
+		// fail, so the exit status says it did not end cleanly.
 		p.failPending(p.agent, errors.New("mcp-acpfs was interrupted"), p.editor)
 		agent.stop(opts.StopGrace)
+		code = 1
 	}
 	// Let the editor read what is queued for it, unless it has stopped
 	// reading; then close everything.

@@ -159,7 +159,7 @@ func (b *Bridge) httpEndpoint() (*httpEndpoint, error) {
 			// The headers, and then the body, each get the timeout. The
 			// body's starts before anything looks at the request, so one
 			// that stalls halfway is dropped even when it is refused.
-			Handler:           bodyTimeout(GuardHTTP(limitBody(http.HandlerFunc(b.serveHTTP), MaxRequestBody), ""), timeout),
+			Handler:           bodyTimeout(GuardHTTP(limitBody(http.HandlerFunc(b.serveHTTP), int64(MessageLimit(b.opts.MaxFileSize))), ""), timeout),
 			ReadHeaderTimeout: timeout,
 		},
 		url: "http://" + ln.Addr().String() + EndpointPath,

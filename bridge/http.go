@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -26,7 +27,8 @@ const EndpointPath = "/mcp"
 // NewHTTPHandler returns an http.Handler that serves srv over MCP
 // Streamable HTTP at [EndpointPath], behind [GuardHTTP] with token. A
 // request whose body does not arrive within [DefaultHandshakeTimeout] has
-// its connection dropped; one whose body is over [MaxRequestBody] is
+// its connection dropped; one whose body is over [MaxRequestBody] (for a
+// server of NewServer's, the [MessageLimit] of its file size limit) is
 // refused.
 func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) http.Handler {
 	if logger == nil {
@@ -37,7 +39,7 @@ func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) ht
 		server.WithEndpointPath(EndpointPath),
 		server.WithStreamableHTTPLogger(slog.New(lowerInfo{logger.Handler()})),
 	)))
-	return bodyTimeout(GuardHTTP(limitBody(mux, MaxRequestBody), token), DefaultHandshakeTimeout)
+	return bodyTimeout(GuardHTTP(limitBody(mux, int64(messageLimitOf(srv))), token), DefaultHandshakeTimeout)
 }
 
 // GuardHTTP protects next, an HTTP endpoint meant to be reached on a
@@ -148,8 +150,34 @@ func CheckLoopbackAddr(addr string) error {
 }
 
 // MaxRequestBody bounds the body of an MCP request over HTTP, as
-// wire.DefaultMaxLineSize bounds one message on a stream.
+// wire.DefaultMaxLineSize bounds one message on a stream, for a server
+// whose file size limit does not ask for more (see [MessageLimit]).
 const MaxRequestBody = wire.DefaultMaxLineSize
+
+// MessageLimit is the longest MCP or ACP message, in bytes, that the
+// transports of a session with the file size limit maxFileSize accept
+// (zero or less means runtime.DefaultMaxFileSize): twice the limit and
+// 1 MiB, so that a write or a read of a file at the limit fits however
+// much of it JSON escapes, and never less than wire.DefaultMaxLineSize.
+func MessageLimit(maxFileSize int64) int {
+	if maxFileSize <= 0 {
+		maxFileSize = runtime.DefaultMaxFileSize
+	}
+	const most = math.MaxInt / 4
+	if maxFileSize > most {
+		maxFileSize = most
+	}
+	return max(wire.DefaultMaxLineSize, int(2*maxFileSize)+1<<20)
+}
+
+// messageLimitOf is the MessageLimit of srv's file size limit if srv was
+// made by NewServer, and wire.DefaultMaxLineSize otherwise.
+func messageLimitOf(srv *server.MCPServer) int {
+	if calls := toolCallsOf(srv); calls != nil {
+		return calls.maxMessage
+	}
+	return wire.DefaultMaxLineSize
+}
 
 // limitBody refuses a request body over limit bytes before next reads it
 // whole: one whose Content-Length says so gets 413 and a JSON-RPC error

@@ -70,10 +70,11 @@ var liftedArguments = map[string][][]string{
 var liftingServers sync.Map // weak.Pointer[server.MCPServer] -> *toolCalls
 
 // registerLifting records that srv's handlers put lifted arguments back,
-// and that its plain tool calls may be served past mcp-go.
-func registerLifting(srv *server.MCPServer) {
+// that its plain tool calls may be served past mcp-go, and the longest
+// message its transports take, from its file size limit.
+func registerLifting(srv *server.MCPServer, maxFileSize int64) {
 	wp := weak.Make(srv)
-	liftingServers.Store(wp, &toolCalls{})
+	liftingServers.Store(wp, &toolCalls{maxMessage: MessageLimit(maxFileSize)})
 	goruntime.AddCleanup(srv, func(wp weak.Pointer[server.MCPServer]) { liftingServers.Delete(wp) }, wp)
 }
 

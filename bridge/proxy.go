@@ -41,7 +41,9 @@ type ProxyOptions struct {
 	// StopGrace is how long the agent may take to exit once told to;
 	// zero means DefaultStopGrace.
 	StopGrace time.Duration
-	// MaxLineSize bounds one message; zero means wire.DefaultMaxLineSize.
+	// MaxLineSize bounds one message; zero means the MessageLimit of
+	// Bridge.MaxFileSize (an editor's answer to fs/read_text_file carries
+	// a whole file).
 	MaxLineSize int
 }
 
@@ -68,6 +70,9 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	}
 	if opts.AgentStderr == nil {
 		opts.AgentStderr = io.Discard
+	}
+	if opts.MaxLineSize <= 0 {
+		opts.MaxLineSize = MessageLimit(opts.Bridge.MaxFileSize)
 	}
 	agent, err := startAgent(argv, opts.AgentStderr)
 	if err != nil {

@@ -140,7 +140,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		server.WithToolHandlerMiddleware(b.statelessRoots),
 	)
 	b.srv = srv
-	registerLifting(srv) // lift.go: the handlers put lifted arguments back
+	registerLifting(srv, sess.MaxFileSize) // lift.go: the handlers put lifted arguments back
 	hooks.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {
 		if schema, ok := b.inputSchemas[req.Params.Name]; ok {
 			rewriteValidationResult(mcp.Tool{Name: req.Params.Name, InputSchema: schema}, req, result)

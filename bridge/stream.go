@@ -184,7 +184,7 @@ type outLine struct {
 // goroutine switch), until in ends, a read fails, or stopDispatch is
 // called. It returns the error that ended the input, nil at its end.
 func (c *conn) readLoop(in io.Reader) error {
-	r := wire.NewReader(in, wire.ReaderOptions{Logger: c.log, Label: "mcp client"})
+	r := wire.NewReader(in, wire.ReaderOptions{MaxLineSize: messageLimitOf(c.srv), Logger: c.log, Label: "mcp client"})
 	for {
 		m, err := r.Next()
 		c.dispatchMu.Lock()

@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // bigText is n bytes or more of text with everything JSON escapes.
@@ -175,6 +179,53 @@ func TestStdioOverlongRequest(t *testing.T) {
 	}
 	if _, err := os.Stat(f.path("x.txt")); err == nil {
 		t.Error("the overlong write was carried out")
+	}
+}
+
+// A file size limit over what the default message limit can carry raises
+// the message limit with it: a write of 34 MiB of newlines, a 68 MiB
+// line once JSON-escaped, is refused by a server at the default limits
+// and carried out by one whose file size limit is 40 MiB.
+func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
+	if got, want := bridge.MessageLimit(0), 64<<20; got != want {
+		t.Errorf("MessageLimit(0) = %d, want the default %d", got, want)
+	}
+	if got, want := bridge.MessageLimit(100<<20), 201<<20; got != want {
+		t.Errorf("MessageLimit(100 MiB) = %d, want %d", got, want)
+	}
+	if got := bridge.MessageLimit(math.MaxInt64); got <= 64<<20 {
+		t.Errorf("MessageLimit(MaxInt64) = %d, an overflow", got)
+	}
+	const size = 34 << 20
+	content := strings.Repeat("\n", size)
+	line := `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"big.txt","content":"` +
+		strings.Repeat(`\n`, size) + `"}}}` + "\n"
+	for _, tc := range []struct {
+		maxFileSize int64
+		want        string
+	}{
+		{0, "exceeds the 64.0 MiB limit"},
+		{40 << 20, `"bytesWritten":` + strconv.Itoa(size)},
+	} {
+		dir := t.TempDir()
+		d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: tc.maxFileSize, NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := bridge.NewServer(bridge.DiskFiles(d, false), bridge.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		toServer, r := rawStdio(t, srv)
+		go io.WriteString(toServer, line)
+		if _, resp := responseID(t, r); !strings.Contains(resp, tc.want) {
+			t.Errorf("max file size %d: the response %.300s lacks %s", tc.maxFileSize, resp, tc.want)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "big.txt"))
+		if written := err == nil && string(got) == content; written != (tc.maxFileSize > 0) {
+			t.Errorf("max file size %d: the file written %v (%d bytes, %v)", tc.maxFileSize, written, len(got), err)
+		}
+		d.Close()
 	}
 }
 

@@ -51,6 +51,10 @@ import (
 // It holds no reference to the server, which it is registered under
 // weakly (lift.go).
 type toolCalls struct {
+	// maxMessage is the longest message the server's transports take:
+	// the MessageLimit of its file size limit.
+	maxMessage int
+
 	mu      sync.RWMutex
 	schemas map[string]compiledSchema // by tool name; guarded by mu
 }

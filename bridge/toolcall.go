@@ -27,25 +27,30 @@ import (
 // the tools/call requests of a server made by [NewServer] themselves when
 // the call is a plain one, and leave every other call to HandleMessage:
 //
-//   - params has exactly "name" and "arguments" (an object), nothing else:
-//     no _meta (progress tokens, trace context, and the protocol version of
-//     a stateless request), no task, no multi-round-trip answers;
+//   - the request has no members but jsonrpc, id, method and params, each
+//     once, and params has exactly "name" (a string) and "arguments" (an
+//     object), each once: no _meta (progress tokens, trace context, the
+//     protocol version of a stateless request), no task, no multi-round-trip
+//     answers, and nothing encoding/json would read as one of those in
+//     another case;
 //   - the tool is registered with a raw input schema (every tool of
 //     NewServer's is, see encodeInputSchemas) and runs synchronously;
 //   - the arguments are valid against that schema, checked with the
-//     validator and schema mcp-go uses. An invalid call goes to mcp-go,
-//     which answers it exactly as before (and the after-call hook rewrites
-//     its message).
+//     validator and schema mcp-go uses, and hold no number beyond a
+//     float64. An invalid call goes to mcp-go, which answers it exactly as
+//     before (and the after-call hook rewrites its message).
 //
-// For such a call, HandleMessage would run the server's hooks, none of
-// which NewServer registers for a plain tool call, and the tool's handler
+// For such a call, HandleMessage would run the server's hooks, and
+// NewServer's do nothing for it (beginSubscription acts on subscriptions,
+// the after-call hook on validation failures), and the tool's handler
 // under the server's middleware: recovery from a panic (done here the
 // same way), log lines (the same ones here, at debug level, where
-// NewServer lowers mcp-go's), and statelessRoots, which only acts on stateless requests
-// (they carry _meta, so they go to mcp-go). The result and a handler's
-// error are answered as HandleMessage answers them. Cancellation by
-// notifications/cancelled is the transport's (conn.track), for every
-// request.
+// NewServer lowers mcp-go's), and statelessRoots, which acts only on
+// stateless requests (they carry _meta, so they go to mcp-go). The result
+// and a handler's error are answered as HandleMessage answers them.
+// Cancellation by notifications/cancelled is the transport's (conn.track),
+// for every request. TestToolCallAnswersAsHandleMessage and
+// FuzzPlainToolCall hold the two paths to the same answers.
 
 // toolCalls serves the plain tool calls of one server made by NewServer.
 // It holds no reference to the server, which it is registered under

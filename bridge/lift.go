@@ -101,6 +101,7 @@ type liftTable struct {
 	results map[string]string     // placeholder -> the result's text
 	quoted  map[string][]byte     // placeholder -> the result's text quoted, once spliced
 	raw     map[string][]byte     // placeholder -> a result's value, already JSON
+	kept    map[string][]byte     // placeholder -> a shared value, already JSON: never released
 }
 
 // liftedArg is one string argument lifted out of a call.
@@ -475,6 +476,32 @@ func liftStructured(ctx context.Context, v any, size int, appendJSON func([]byte
 	return ph
 }
 
+// liftJSON returns a placeholder for raw, a JSON value the transport
+// splices into the response as it is, and true; or false when ctx's
+// transport splices nothing in. raw may be shared with other calls: it is
+// never modified or released, and must not be modified after.
+func liftJSON(ctx context.Context, raw []byte) (string, bool) {
+	lt, _ := ctx.Value(liftKey{}).(*liftTable)
+	if lt == nil {
+		return "", false
+	}
+	lt.mu.Lock()
+	defer lt.mu.Unlock()
+	if lt.kept == nil {
+		lt.kept = make(map[string][]byte, 2)
+	}
+	ph := lt.placeholderLocked()
+	lt.kept[ph] = raw
+	return ph, true
+}
+
+// splicesResults reports whether ctx's transport splices lifted results
+// in, so that liftJSON would lift.
+func splicesResults(ctx context.Context) bool {
+	_, ok := ctx.Value(liftKey{}).(*liftTable)
+	return ok
+}
+
 // spliceResults returns line, an encoded response, as the pieces of the
 // line to write with the texts lifted out of the result in place of their
 // placeholders. Each text is quoted once, however often it occurs; the
@@ -484,7 +511,7 @@ func liftStructured(ctx context.Context, v any, size int, appendJSON func([]byte
 func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	if len(lt.results) == 0 && len(lt.raw) == 0 {
+	if len(lt.results) == 0 && len(lt.raw) == 0 && len(lt.kept) == 0 {
 		return [][]byte{line}, nil
 	}
 	if lt.quoted == nil {
@@ -500,7 +527,11 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 		at := i + j
 		end := at + 1 + bytes.IndexByte(line[at+1:], '"') + 1
 		ph := string(line[at+1 : end-1])
-		if raw, ok := lt.raw[ph]; ok {
+		raw, ok := lt.raw[ph]
+		if !ok {
+			raw, ok = lt.kept[ph]
+		}
+		if ok {
 			pieces = append(pieces, line[last:at], raw)
 			last, i = end, end
 			continue
@@ -528,8 +559,9 @@ func (lt *liftTable) spliceResults(line []byte) ([][]byte, error) {
 }
 
 // releaseQuoted hands the buffers spliceResults quoted texts into, and
-// those liftStructured encoded values into, back for reuse. The caller has
-// written the pieces that held them and uses them no more.
+// those liftStructured encoded values into, back for reuse, and forgets
+// the shared values of liftJSON. The caller has written the pieces that
+// held them and uses them no more.
 func (lt *liftTable) releaseQuoted() {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
@@ -539,7 +571,7 @@ func (lt *liftTable) releaseQuoted() {
 	for _, r := range lt.raw {
 		putQuoteBuf(r)
 	}
-	lt.quoted, lt.raw = nil, nil
+	lt.quoted, lt.raw, lt.kept = nil, nil, nil
 }
 
 // quoteBufs holds buffers to quote result texts into: a text read from a

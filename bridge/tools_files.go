@@ -527,6 +527,12 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 		if err != nil {
 			return errorResult(op, p, err), nil
 		}
+		if len(entries) > MaxListEntries {
+			entries, truncated = entries[:MaxListEntries], true
+		}
+		if res := renderedListing(ctx, p, entries, truncated); res != nil { // listrender.go
+			return res, nil
+		}
 		out.Entries, out.Truncated = make([]listEntry, len(entries)), truncated
 		for i, e := range entries {
 			out.Entries[i] = listEntry{Name: e.Name, Type: e.Type}

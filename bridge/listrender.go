@@ -1,0 +1,142 @@
+package bridge
+
+import (
+	"context"
+	"slices"
+	"sync"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+)
+
+// Agents list the same directories again and again, and a directory that
+// has not changed comes from runtime's listing cache in a few
+// microseconds per hundred entries. Rendering it, as the text content and
+// again as the structured content, then costs several times the listing.
+// So a listing without details, once rendered, is kept as the two JSON
+// values the transport splices into the response (lift.go), and reused for
+// as long as a listing of the same path gives the same entries.
+//
+// A result is a function of the path, the entries and whether they were
+// truncated, and a kept render is reused only when all three are equal to
+// its own, so it is never stale: a directory that changed lists other
+// entries, and gets a new render.
+
+// listRenderMin is the number of entries from which a listing's render is
+// kept: a smaller one costs little to render.
+const listRenderMin = 64
+
+// listRenderBudget bounds the bytes kept renders hold in all (their
+// entries, names included, and the two JSON values), the oldest dropped
+// first.
+const listRenderBudget = 8 << 20
+
+// listRender is the rendered result of listing path without details. It
+// is never modified once kept.
+type listRender struct {
+	path       string
+	entries    []runtime.DirEntry
+	truncated  bool
+	structured []byte // the listOutput, as JSON
+	text       []byte // the text content, as a JSON string
+	size       int    // the bytes it holds, for the budget
+}
+
+// renderCache holds the kept renders, one per path.
+type renderCache struct {
+	mu    sync.Mutex
+	m     map[string]*listRender
+	order []string // the keys of m, the oldest kept first
+	size  int
+}
+
+var listRenders = &renderCache{m: map[string]*listRender{}}
+
+// get returns the render kept for path, or nil.
+func (c *renderCache) get(path string) *listRender {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[path]
+}
+
+// put keeps r in place of any render of its path, dropping the oldest
+// renders while they hold more than the budget.
+func (c *renderCache) put(r *listRender) {
+	if r.size > listRenderBudget {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[r.path]; ok {
+		c.size -= old.size
+	} else {
+		c.order = append(c.order, r.path)
+	}
+	c.m[r.path] = r
+	c.size += r.size
+	for c.size > listRenderBudget {
+		oldest := c.order[0]
+		c.order = c.order[1:]
+		c.size -= c.m[oldest].size
+		delete(c.m, oldest)
+	}
+}
+
+// reset forgets every render (for tests).
+func (c *renderCache) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	clear(c.m)
+	c.order, c.size = nil, 0
+}
+
+// renderedListing returns list_directory's result, without details, for
+// the entries listed at path: a kept render when there is one for the same
+// path, entries and truncation, else a new one, kept. It returns nil when
+// the transport splices nothing in (then the handler builds the result
+// itself) or the listing is too small to keep. entries is not kept; it
+// may be modified after.
+func renderedListing(ctx context.Context, path string, entries []runtime.DirEntry, truncated bool) *mcp.CallToolResult {
+	if len(entries) < listRenderMin || !splicesResults(ctx) {
+		return nil
+	}
+	r := listRenders.get(path)
+	if r == nil || r.truncated != truncated || !slices.Equal(r.entries, entries) {
+		var err error
+		if r, err = renderListing(path, entries, truncated); err != nil {
+			return nil // the handler's own encoding will say what is wrong
+		}
+		listRenders.put(r)
+	}
+	structured, _ := liftJSON(ctx, r.structured)
+	text, _ := liftJSON(ctx, r.text)
+	return mcp.NewToolResultStructured(structured, text)
+}
+
+// renderListing renders the result of listing entries at path.
+func renderListing(path string, entries []runtime.DirEntry, truncated bool) (*listRender, error) {
+	out := listOutput{Path: path, Entries: make([]listEntry, len(entries)), Truncated: truncated}
+	size := len(path)
+	for i, e := range entries {
+		out.Entries[i] = listEntry{Name: e.Name, Type: e.Type}
+		size += len(e.Name)
+	}
+	structured, err := out.appendJSON(make([]byte, 0, 64+size+len(entries)*32))
+	if err != nil {
+		return nil, err
+	}
+	text, err := quoteJSON(make([]byte, 0, 64+size+len(entries)*16), listText(out))
+	if err != nil {
+		return nil, err
+	}
+	r := &listRender{
+		path:       path,
+		entries:    slices.Clone(entries),
+		truncated:  truncated,
+		structured: structured,
+		text:       text,
+	}
+	r.size = size + len(entries)*32 + cap(structured) + cap(text) // 32: a DirEntry's two string headers
+	return r, nil
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // sniffLen is how much of the start of a file is checked for binary
@@ -21,15 +22,21 @@ const readBufSize = 64 << 10
 // reads only as far as the last line it returns and holds only those lines.
 // It refuses content that is binary (a NUL byte or invalid UTF-8 in the
 // first sniffLen bytes, or invalid UTF-8 in what it returns) and returned
-// content over max bytes. size is the size of the input if known, else -1;
+// content over maxBytes. size is the size of the input if known, else -1;
 // it only sizes buffers.
-func readLines(r io.Reader, line, limit int, max, size int64) (string, error) {
+func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, error) {
 	if line < 1 {
 		line = 1
 	}
+	if line == 1 && limit <= 0 && size >= 0 && size < readBufSize && size <= maxBytes {
+		return readSmall(r, line, limit, maxBytes, size)
+	}
 	bufSize := readBufSize
 	if size >= 0 && size < readBufSize {
-		bufSize = int(size) + 1 // room to see EOF in one read
+		// Room to see EOF in one read, and to sniff all of sniffLen: a
+		// smaller buffer would see the file's start as cut short whether
+		// or not it is.
+		bufSize = max(int(size)+1, sniffLen)
 	}
 	br := bufio.NewReaderSize(r, bufSize)
 	if err := sniff(br); err != nil {
@@ -39,10 +46,10 @@ func readLines(r io.Reader, line, limit int, max, size int64) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	out := &cappedBuilder{max: max}
+	out := &cappedBuilder{max: maxBytes}
 	if limit <= 0 {
 		if line == 1 && size > 0 {
-			out.Grow(int(min(size, max)))
+			out.Grow(int(min(size, maxBytes)))
 		}
 		_, err = br.WriteTo(out)
 	} else {
@@ -62,6 +69,28 @@ func readLines(r io.Reader, line, limit int, max, size int64) (string, error) {
 		return "", ErrBinary
 	}
 	return text, nil
+}
+
+// readSmall is readLines for a whole read of a small file of known size:
+// the file is read into one buffer, which becomes the text, with no read
+// buffer in between and no copy. If the file has grown since its size was
+// taken, what was read and the rest go through readLines' general path.
+func readSmall(r io.Reader, line, limit int, maxBytes, size int64) (string, error) {
+	buf := make([]byte, size+1) // room to see EOF in one read
+	n, err := io.ReadFull(r, buf)
+	switch {
+	case n == len(buf):
+		return readLines(io.MultiReader(bytes.NewReader(buf), r), line, limit, maxBytes, -1)
+	case err != io.EOF && err != io.ErrUnexpectedEOF:
+		return "", err
+	}
+	text := buf[:n]
+	if bytes.IndexByte(text[:min(n, sniffLen)], 0) >= 0 || !utf8.Valid(text) {
+		return "", ErrBinary
+	}
+	// buf is never written again: the string may share its bytes, as a
+	// strings.Builder's does.
+	return unsafe.String(unsafe.SliceData(text), n), nil
 }
 
 // copyLines copies up to limit lines from br to out.

@@ -2,6 +2,7 @@ package runtime_test
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	goruntime "runtime"
 	"strings"
@@ -110,6 +111,14 @@ func FuzzReadLines(f *testing.F) {
 				t.Fatalf("text %q refused as binary", content)
 			}
 			return
+		}
+		// The size only sizes buffers: a wrong one (a file that grew or
+		// shrank since its size was taken) or none gives the same.
+		for _, size := range []int64{-1, int64(len(content) / 2), int64(len(content) + 10)} {
+			sgot, serr := runtime.ReadLines(strings.NewReader(content), line, limit, runtime.DefaultMaxFileSize, size)
+			if sgot != got || fmt.Sprint(serr) != fmt.Sprint(err) {
+				t.Fatalf("ReadLines(%q, %d, %d) with size %d = %q, %v; with the right size %q, %v", content, line, limit, size, sgot, serr, got, err)
+			}
 		}
 		want, wantErr := runtimetest.SliceLines(content, line, limit)
 		if got != want || (err == nil) != (wantErr == nil) {

@@ -30,7 +30,7 @@ const listRenderMin = 64
 // listRenderBudget bounds the bytes kept renders hold in all (their
 // entries, names included, and the two JSON values), the oldest dropped
 // first.
-const listRenderBudget = 8 << 20
+const listRenderBudget = 4 << 20
 
 // listRender is the rendered result of listing path without details. It
 // is never modified once kept.

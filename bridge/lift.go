@@ -466,13 +466,19 @@ func liftStructured(ctx context.Context, v any, size int, appendJSON func([]byte
 	if err != nil {
 		return v // encoding/json will say what is wrong
 	}
+	return lt.addJSON(&lt.raw, raw)
+}
+
+// addJSON records raw, a JSON value, in *m (lt.raw or lt.kept) under a new
+// placeholder, and returns the placeholder.
+func (lt *liftTable) addJSON(m *map[string][]byte, raw []byte) string {
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
-	if lt.raw == nil {
-		lt.raw = make(map[string][]byte, 1)
+	if *m == nil {
+		*m = make(map[string][]byte, 2)
 	}
 	ph := lt.placeholderLocked()
-	lt.raw[ph] = raw
+	(*m)[ph] = raw
 	return ph
 }
 
@@ -485,14 +491,7 @@ func liftJSON(ctx context.Context, raw []byte) (string, bool) {
 	if lt == nil {
 		return "", false
 	}
-	lt.mu.Lock()
-	defer lt.mu.Unlock()
-	if lt.kept == nil {
-		lt.kept = make(map[string][]byte, 2)
-	}
-	ph := lt.placeholderLocked()
-	lt.kept[ph] = raw
-	return ph, true
+	return lt.addJSON(&lt.kept, raw), true
 }
 
 // splicesResults reports whether ctx's transport splices lifted results

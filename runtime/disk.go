@@ -63,6 +63,12 @@ type Disk struct {
 	closed    atomic.Bool
 }
 
+// Options returns the options d is opened with, the default file size
+// limit filled in.
+func (d *Disk) Options() DiskOptions {
+	return DiskOptions{MaxFileSize: d.max, AllowHardLinks: d.hardLinks, NoSync: d.noSync}
+}
+
 // ErrHardLinked: a regular file with more than one name (hard links) was
 // refused to an operation on its content, as its other names may lie
 // outside the roots. It matches fs.ErrPermission.

@@ -47,7 +47,9 @@ import (
 // same way), log lines (the same ones here, at debug level, where
 // NewServer lowers mcp-go's), and statelessRoots, which acts only on
 // stateless requests (they carry _meta, so they go to mcp-go). The result
-// and a handler's error are answered as HandleMessage answers them.
+// and a handler's error are answered as HandleMessage answers them. The
+// handler gets the arguments as mcp-go gives them: the raw bytes, and
+// decoded with their numbers as float64s.
 // Cancellation by notifications/cancelled is the transport's (conn.track),
 // for every request. TestToolCallAnswersAsHandleMessage and
 // FuzzPlainToolCall hold the two paths to the same answers.
@@ -181,7 +183,10 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 		return nil, false
 	}
 	value, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil || !fitsFloat64(value) || schema.Validate(value) != nil {
+	if err != nil || schema.Validate(value) != nil {
+		return nil, false
+	}
+	if value, ok = asFloat64s(value); !ok {
 		return nil, false
 	}
 
@@ -210,28 +215,35 @@ func (c *conn) callTool(ctx context.Context, id json.RawMessage, line []byte) (r
 	return append(resp, '}'), true
 }
 
-// fitsFloat64 reports whether every number in v, arguments decoded with
-// their numbers as json.Number, is one a float64 holds: mcp-go decodes
-// arguments into float64s, and refuses a call with a number beyond them.
-func fitsFloat64(v any) bool {
+// asFloat64s turns every number in v, arguments decoded with their numbers
+// as json.Number, into the float64 encoding/json would have decoded, as
+// mcp-go hands a handler its arguments (a handler that reads them with
+// GetArguments, GetFloat and the like sees the same), and reports whether
+// every number fits a float64: mcp-go refuses a call with one beyond.
+// The numbers are converted after validation, which checks them exactly.
+func asFloat64s(v any) (any, bool) {
 	switch v := v.(type) {
 	case json.Number:
-		_, err := strconv.ParseFloat(string(v), 64)
-		return err == nil
+		f, err := strconv.ParseFloat(string(v), 64)
+		return f, err == nil
 	case map[string]any:
-		for _, e := range v {
-			if !fitsFloat64(e) {
-				return false
+		for k, e := range v {
+			f, ok := asFloat64s(e)
+			if !ok {
+				return nil, false
 			}
+			v[k] = f
 		}
 	case []any:
-		for _, e := range v {
-			if !fitsFloat64(e) {
-				return false
+		for i, e := range v {
+			f, ok := asFloat64s(e)
+			if !ok {
+				return nil, false
 			}
+			v[i] = f
 		}
 	}
-	return true
+	return v, true
 }
 
 // encodeToolResult encodes a tool's result as its MarshalJSON does, but

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -361,4 +362,37 @@ func keys(t *testing.T, obj []byte) string {
 		}
 	}
 	return strings.Join(names, ",")
+}
+
+// A tool added to NewServer's server by its embedder, whose handler reads
+// its arguments decoded (GetArguments, GetFloat) rather than binding them,
+// sees them as mcp-go gives them, numbers as float64s, on either path.
+func TestToolCallArgumentsAsMCPGo(t *testing.T) {
+	srv := diskServer(t, t.TempDir(), false, nil)
+	schema := `{"type":"object","properties":{"n":{"type":"number"},"list":{"type":"array","items":{"type":"integer"}},"s":{"type":"string"}},"required":["n"]}`
+	srv.AddTool(mcp.NewToolWithRawSchema("embedded", "reads its arguments decoded", json.RawMessage(schema)),
+		func(_ context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args := req.GetArguments()
+			return mcp.NewToolResultText(fmt.Sprintf("%T %v / %T %v / %v / %q",
+				args["n"], args["n"], args["list"], args["list"], req.GetFloat("n", -1), req.GetString("s", "none"))), nil
+		})
+	c := &conn{srv: srv, calls: toolCallsOf(srv), log: slog.New(slog.DiscardHandler), sess: newStreamSession()}
+	ctx := srv.WithContext(t.Context(), c.sess)
+	for _, args := range []string{
+		`{"n":7}`,
+		`{"n":2.5,"list":[1,2,3],"s":"x"}`,
+		`{"n":1e3,"list":[]}`,
+		`{"n":-0.000001}`,
+	} {
+		line := `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"embedded","arguments":` + args + `}}`
+		direct, viaMCPGo, served := callBothWays(t, c, ctx, line)
+		if !served {
+			t.Errorf("%s: not served past mcp-go", args)
+			continue
+		}
+		wantSameResponse(t, line, direct, viaMCPGo)
+		if !bytes.Contains(direct, []byte(`float64`)) {
+			t.Errorf("%s: %s", args, direct)
+		}
+	}
 }

@@ -38,10 +38,21 @@ type client struct {
 	done    chan struct{} // closed when the reader stops
 }
 
-// call is one request in flight.
+// call is one request in flight. Its reply goes to reply, or, for a call
+// made with [client.start], to done, on the reader's goroutine.
 type call struct {
 	keep  bool // keep the response line (a failed tool call's is always kept)
 	reply chan reply
+	done  func(reply)
+}
+
+// deliver hands rep to the call's waiter.
+func (cl *call) deliver(rep reply) {
+	if cl.done != nil {
+		cl.done(rep)
+		return
+	}
+	cl.reply <- rep
 }
 
 // reply is the response to a call.
@@ -121,18 +132,22 @@ func (c *client) read(r *bufio.Reader) {
 		if cl.keep || env.IsError {
 			rep.line = append([]byte(nil), line...)
 		}
-		cl.reply <- rep
+		cl.deliver(rep)
 	}
 	if errors.Is(err, io.EOF) {
 		err = errors.New("the server closed its output")
 	}
 	c.mu.Lock()
 	c.readErr = err
+	failed := make([]*call, 0, len(c.pending))
 	for id, cl := range c.pending {
-		cl.reply <- reply{err: err}
+		failed = append(failed, cl)
 		delete(c.pending, id)
 	}
 	c.mu.Unlock()
+	for _, cl := range failed {
+		cl.deliver(reply{err: err})
+	}
 	close(c.done)
 }
 
@@ -205,6 +220,38 @@ func (c *client) request(ctx context.Context, method string, params []byte, keep
 	case <-ctx.Done():
 		c.forget(id)
 		return sent, reply{}, fmt.Errorf("%s: no response: %w", method, ctx.Err())
+	}
+}
+
+// start sends a tools/call-style request with params and returns at once;
+// done gets its reply (a JSON-RPC error as rep.err) on the reader's
+// goroutine, where it may start the next call but must not block. A
+// closed-loop caller so spends no goroutine switch per call: the reader
+// that takes a response writes the next request.
+func (c *client) start(method string, params []byte, done func(reply)) {
+	cl := &call{done: func(rep reply) {
+		switch {
+		case rep.err != nil:
+			rep.err = c.failure(rep.err)
+		case rep.env.Error != nil:
+			rep.err = fmt.Errorf("%s: JSON-RPC error %s", method, rep.env.Error)
+		}
+		done(rep)
+	}}
+	c.mu.Lock()
+	if c.readErr != nil {
+		err := c.readErr
+		c.mu.Unlock()
+		done(reply{err: c.failure(err)})
+		return
+	}
+	c.nextID++
+	id := c.nextID
+	c.pending[id] = cl
+	c.mu.Unlock()
+	if err := c.send(id, method, params); err != nil {
+		c.forget(id)
+		done(reply{err: c.failure(fmt.Errorf("send %s: %w", method, err))})
 	}
 }
 

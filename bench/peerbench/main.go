@@ -38,6 +38,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -447,46 +448,83 @@ func checkResult(line []byte, o *op) error {
 }
 
 // timedPhase makes calls with workers in flight until d has passed and
-// at least minCalls were made. iters counts each worker's calls.
+// at least minCalls were made. iters counts each worker's calls. Each
+// worker is a chain of calls: the reply to one, taken on the client's
+// reader goroutine, starts the next there (client.start), so that the
+// client spends as little CPU per call as it can, CPU the servers would
+// otherwise lose on the machine's shared cores. A call with no reply
+// within the row's timeout fails the phase.
 func timedPhase(ctx context.Context, c *client, o *op, r row, workers int, d time.Duration, minCalls int, iters []int) (*phase, error) {
 	minEach := (minCalls + workers - 1) / workers
 	lats := make([][]time.Duration, workers)
 	errs := make([]error, workers)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	start := time.Now()
+	var stop atomic.Bool   // a worker failed: the others stop too
+	var calls atomic.Int64 // completed calls, for the timeout
 	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			for n := 0; n < minEach || time.Since(start) < d; n++ {
-				cctx, ccancel := context.WithTimeout(ctx, r.Timeout)
-				sent, rep, err := c.request(cctx, "tools/call", o.Params(w, iters[w]), false)
-				ccancel()
-				if err == nil && rep.env.IsError {
-					var resp struct {
-						Result toolResult `json:"result"`
-					}
-					json.Unmarshal(rep.line, &resp)
-					err = fmt.Errorf("the tool failed: %.300s", resp.Result.text())
+	start := time.Now()
+	var next func(w int)
+	next = func(w int) {
+		sent := time.Now()
+		c.start("tools/call", o.Params(w, iters[w]), func(rep reply) {
+			err := rep.err
+			if err == nil && rep.env.IsError {
+				var resp struct {
+					Result toolResult `json:"result"`
 				}
-				if err != nil {
-					errs[w] = err
-					cancel()
-					return
-				}
-				iters[w]++
-				lats[w] = append(lats[w], rep.at.Sub(sent))
+				json.Unmarshal(rep.line, &resp)
+				err = fmt.Errorf("the tool failed: %.300s", resp.Result.text())
 			}
+			if err != nil {
+				errs[w] = err
+				stop.Store(true)
+				wg.Done()
+				return
+			}
+			calls.Add(1)
+			iters[w]++
+			lats[w] = append(lats[w], rep.at.Sub(sent))
+			if stop.Load() || len(lats[w]) >= minEach && time.Since(start) >= d {
+				wg.Done()
+				return
+			}
+			next(w)
 		})
 	}
-	wg.Wait()
-	p := &phase{Elapsed: time.Since(start)}
-	for _, l := range lats {
-		p.Latency = append(p.Latency, l...)
+	wg.Add(workers)
+	for w := range workers {
+		next(w)
 	}
-	p.Calls = len(p.Latency)
-	slices.Sort(p.Latency)
-	return p, firstError(errs)
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	tick := time.NewTicker(r.Timeout)
+	defer tick.Stop()
+	for seen := int64(-1); ; {
+		select {
+		case <-done:
+			p := &phase{Elapsed: time.Since(start)}
+			for _, l := range lats {
+				p.Latency = append(p.Latency, l...)
+			}
+			p.Calls = len(p.Latency)
+			slices.Sort(p.Latency)
+			return p, firstError(errs)
+		case <-ctx.Done():
+			stop.Store(true)
+			return nil, ctx.Err()
+		case <-tick.C:
+			// The chains still running end at their next reply; one
+			// that never comes is the failure.
+			if n := calls.Load(); n == seen {
+				stop.Store(true)
+				return nil, fmt.Errorf("tools/call: no response in %v", r.Timeout)
+			} else {
+				seen = n
+			}
+		}
+	}
 }
 
 // firstError returns the first of errs that is not a cancellation, which

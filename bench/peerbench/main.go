@@ -466,6 +466,10 @@ func timedPhase(ctx context.Context, c *client, o *op, r row, workers int, d tim
 	next = func(w int) {
 		sent := time.Now()
 		c.start("tools/call", o.Params(w, iters[w]), func(rep reply) {
+			if stop.Load() { // the phase has failed, and may have returned
+				wg.Done()
+				return
+			}
 			err := rep.err
 			if err == nil && rep.env.IsError {
 				var resp struct {
@@ -483,7 +487,7 @@ func timedPhase(ctx context.Context, c *client, o *op, r row, workers int, d tim
 			calls.Add(1)
 			iters[w]++
 			lats[w] = append(lats[w], rep.at.Sub(sent))
-			if stop.Load() || len(lats[w]) >= minEach && time.Since(start) >= d {
+			if len(lats[w]) >= minEach && time.Since(start) >= d {
 				wg.Done()
 				return
 			}
@@ -513,13 +517,13 @@ func timedPhase(ctx context.Context, c *client, o *op, r row, workers int, d tim
 			return p, firstError(errs)
 		case <-ctx.Done():
 			stop.Store(true)
-			return nil, ctx.Err()
+			return &phase{Elapsed: time.Since(start), Calls: int(calls.Load())}, ctx.Err()
 		case <-tick.C:
 			// The chains still running end at their next reply; one
 			// that never comes is the failure.
 			if n := calls.Load(); n == seen {
 				stop.Store(true)
-				return nil, fmt.Errorf("tools/call: no response in %v", r.Timeout)
+				return &phase{Elapsed: time.Since(start), Calls: int(n)}, fmt.Errorf("tools/call: no response in %v", r.Timeout)
 			} else {
 				seen = n
 			}

@@ -89,7 +89,8 @@ type op struct {
 	// Call describes the call for the table.
 	Call string
 	// Params returns the params of tools/call for the iter-th call of a
-	// worker. Each worker calls it from one goroutine.
+	// worker. The calls for one worker never overlap (they may come from
+	// different goroutines, one after the other).
 	Params func(worker, iter int) []byte
 	// Check checks the result of the first call, given the worker's
 	// files.

@@ -249,16 +249,19 @@ func (c *client) start(method string, params []byte, done func(reply)) {
 	id := c.nextID
 	c.pending[id] = cl
 	c.mu.Unlock()
-	if err := c.send(id, method, params); err != nil {
-		c.forget(id)
+	if err := c.send(id, method, params); err != nil && c.forget(id) {
+		// Else the reader, stopping, has failed the call already.
 		done(reply{err: c.failure(fmt.Errorf("send %s: %w", method, err))})
 	}
 }
 
-func (c *client) forget(id int64) {
+// forget drops the call id, and reports whether it was still in flight.
+func (c *client) forget(id int64) bool {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[id]
 	delete(c.pending, id)
-	c.mu.Unlock()
+	return ok
 }
 
 // send writes one request line.

@@ -116,10 +116,9 @@ func renderedListing(ctx context.Context, path string, entries []runtime.DirEntr
 
 // renderListing renders the result of listing entries at path.
 func renderListing(path string, entries []runtime.DirEntry, truncated bool) (*listRender, error) {
-	out := listOutput{Path: path, Entries: make([]listEntry, len(entries)), Truncated: truncated}
+	out := listOutput{Path: path, Entries: listEntries(entries), Truncated: truncated}
 	size := len(path)
-	for i, e := range entries {
-		out.Entries[i] = listEntry{Name: e.Name, Type: e.Type}
+	for _, e := range entries {
 		size += len(e.Name)
 	}
 	structured, err := out.appendJSON(make([]byte, 0, 64+size+len(entries)*32))

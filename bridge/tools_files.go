@@ -533,10 +533,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 		if res := renderedListing(ctx, p, entries, truncated); res != nil { // listrender.go
 			return res, nil
 		}
-		out.Entries, out.Truncated = make([]listEntry, len(entries)), truncated
-		for i, e := range entries {
-			out.Entries[i] = listEntry{Name: e.Name, Type: e.Type}
-		}
+		out.Entries, out.Truncated = listEntries(entries), truncated
 	}
 	out.Path = p
 	if len(out.Entries) > MaxListEntries {
@@ -546,6 +543,15 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	// spliced in by the transport (lift.go).
 	structured := liftStructured(ctx, out, 64+len(out.Entries)*64, out.appendJSON)
 	return mcp.NewToolResultStructured(structured, liftResult(ctx, listText(out))), nil
+}
+
+// listEntries returns the entries of a listing without details.
+func listEntries(entries []runtime.DirEntry) []listEntry {
+	out := make([]listEntry, len(entries))
+	for i, e := range entries {
+		out[i] = listEntry{Name: e.Name, Type: e.Type}
+	}
+	return out
 }
 
 // appendJSON appends o as encoding/json encodes it (up to the escaping of

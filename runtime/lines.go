@@ -29,7 +29,7 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 		line = 1
 	}
 	if line == 1 && limit <= 0 && size >= 0 && size < readBufSize && size <= maxBytes {
-		return readSmall(r, line, limit, maxBytes, size)
+		return readSmall(r, maxBytes, size)
 	}
 	bufSize := readBufSize
 	if size >= 0 && size < readBufSize {
@@ -75,12 +75,12 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 // the file is read into one buffer, which becomes the text, with no read
 // buffer in between and no copy. If the file has grown since its size was
 // taken, what was read and the rest go through readLines' general path.
-func readSmall(r io.Reader, line, limit int, maxBytes, size int64) (string, error) {
+func readSmall(r io.Reader, maxBytes, size int64) (string, error) {
 	buf := make([]byte, size+1) // room to see EOF in one read
 	n, err := io.ReadFull(r, buf)
 	switch {
 	case n == len(buf):
-		return readLines(io.MultiReader(bytes.NewReader(buf), r), line, limit, maxBytes, -1)
+		return readLines(io.MultiReader(bytes.NewReader(buf), r), 1, 0, maxBytes, -1)
 	case err != io.EOF && err != io.ErrUnexpectedEOF:
 		return "", err
 	}

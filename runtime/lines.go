@@ -28,8 +28,8 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 	if line < 1 {
 		line = 1
 	}
-	if line == 1 && limit <= 0 && size >= 0 && size < readBufSize && size <= maxBytes {
-		return readSmall(r, maxBytes, size)
+	if line == 1 && limit <= 0 && size >= 0 && size <= maxBytes {
+		return readWhole(r, maxBytes, size)
 	}
 	bufSize := readBufSize
 	if size >= 0 && size < readBufSize {
@@ -71,11 +71,12 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 	return text, nil
 }
 
-// readSmall is readLines for a whole read of a small file of known size:
-// the file is read into one buffer, which becomes the text, with no read
-// buffer in between and no copy. If the file has grown since its size was
-// taken, what was read and the rest go through readLines' general path.
-func readSmall(r io.Reader, maxBytes, size int64) (string, error) {
+// readWhole is readLines for a whole read of a file of known size within
+// maxBytes: the file is read into one buffer of its size, which becomes the
+// text, with no read buffer in between and no copy. If the file has grown
+// since its size was taken, what was read and the rest go through
+// readLines' general path.
+func readWhole(r io.Reader, maxBytes, size int64) (string, error) {
 	buf := make([]byte, size+1) // room to see EOF in one read
 	n, err := io.ReadFull(r, buf)
 	switch {

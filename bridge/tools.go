@@ -220,9 +220,11 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 			return errorResult("write", p, err), nil
 		}
 	}
-	if err := fsys.WriteTextFile(ctx, p, args.Content); err != nil {
+	sum := inBackground(len(args.Content), func() string { return runtime.HashText(args.Content) })
+	err = fsys.WriteTextFile(ctx, p, args.Content)
+	out := writeOutput{Path: p, BytesWritten: len(args.Content), SHA256: sum()} // awaited on failure too
+	if err != nil {
 		return errorResult("write", p, err), nil
 	}
-	out := writeOutput{Path: p, BytesWritten: len(args.Content), SHA256: runtime.HashText(args.Content)}
 	return mcp.NewToolResultStructured(out, fmt.Sprintf("wrote %d bytes to %s", len(args.Content), p)), nil
 }

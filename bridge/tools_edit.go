@@ -317,24 +317,64 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}
-	out := editOutput{Path: p, SHA256Before: runtime.HashText(before), DryRun: args.DryRun}
-	if expected != "" && out.SHA256Before != expected {
-		return errorResult("edit", p, &changedError{expected: expected, actual: out.SHA256Before}), nil
-	}
 	after, replacements, err := applyEdits(before, args.Edits)
 	if err != nil {
+		// A file changed since it was read is the better answer.
+		if expected != "" {
+			if sum := runtime.HashText(before); sum != expected {
+				return errorResult("edit", p, &changedError{expected: expected, actual: sum}), nil
+			}
+		}
 		return errorResult("edit", p, err), nil
 	}
-	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
-	out.SHA256After = runtime.HashText(after)
+	// The hashes are taken while the diff is made and the file written.
+	sums := inBackground(len(before)+len(after), func() [2]string {
+		b, a := runtime.HashTextPair(before, after)
+		return [2]string{b, a}
+	})
+	out := editOutput{Path: p, AppliedEdits: len(args.Edits), Replacements: replacements, DryRun: args.DryRun}
 	out.Diff, out.DiffTruncated = unifiedDiff(p, before, after)
-	if after != before && !args.DryRun {
-		if err := fsys.WriteTextFile(ctx, p, after); err != nil {
-			return errorResult("edit", p, editCause(err)), nil
+	if expected != "" {
+		if sum := sums()[0]; sum != expected {
+			return errorResult("edit", p, &changedError{expected: expected, actual: sum}), nil
 		}
-		out.Written = true
+	}
+	if after != before && !args.DryRun {
+		err = fsys.WriteTextFile(ctx, p, after)
+		out.Written = err == nil
+	}
+	out.SHA256Before, out.SHA256After = sums()[0], sums()[1] // awaited on failure too
+	if err != nil {
+		return errorResult("edit", p, editCause(err)), nil
 	}
 	return mcp.NewToolResultStructured(out, editSummary(out)), nil
+}
+
+// asyncHashMin is the size of text from which a tool hashes it on another
+// goroutine, while it writes: below it, the goroutine costs more than it
+// saves.
+const asyncHashMin = 32 << 10
+
+// inBackground returns a function that returns f's result: computed on
+// another goroutine, starting now, if size is asyncHashMin or more, and
+// otherwise at once. The function may be called any number of times;
+// each call waits for the result. A caller calls it at least once before
+// it returns, so that no goroutine outlives the call.
+func inBackground[T any](size int, f func() T) func() T {
+	if size < asyncHashMin {
+		v := f()
+		return func() T { return v }
+	}
+	done := make(chan struct{})
+	var v T
+	go func() {
+		defer close(done)
+		v = f()
+	}()
+	return func() T {
+		<-done
+		return v
+	}
 }
 
 // editCause is the cause of a read or write failure of an edit, for

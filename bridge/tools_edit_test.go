@@ -412,6 +412,8 @@ func editCases() []editCase {
 			error: []string{"too large"}},
 		{name: "changed since read", file: "alpha\n", args: map[string]any{"edits": edits("alpha", "b"), "expectedHash": sha("something else")},
 			error: []string{"changed since read", sha("something else"), sha("alpha\n"), "read the file again"}},
+		{name: "changed since read, and oldText gone", file: "alpha\n", args: map[string]any{"edits": edits("gamma", "b"), "expectedHash": sha("something else")},
+			error: []string{"changed since read", sha("something else"), sha("alpha\n"), "read the file again"}},
 		{name: "bad expectedHash", file: "alpha\n", args: map[string]any{"edits": edits("alpha", "b"), "expectedHash": "xyz"},
 			error: []string{"expectedHash must be the 64 hex digits"}},
 	}
@@ -671,6 +673,50 @@ func TestEditTextFileDiffTruncated(t *testing.T) {
 	}
 	if !strings.Contains(text(t, res), "cut short") {
 		t.Errorf("text does not say the diff is cut short: %.200s", text(t, res))
+	}
+}
+
+// TestLargeWriteAndEditHashes checks the hashes a write and an edit
+// report for text large enough to be hashed while it is written, and an
+// expectedHash checked on such a hash.
+func TestLargeWriteAndEditHashes(t *testing.T) {
+	env := diskEnv(t, 4<<20)
+	c := connectTools(t, env.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+	p := env.path("big.txt")
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, fmt.Sprintf("line %4d of a file large enough to be hashed in the background\n", i))
+	}
+	content := strings.Join(lines, "") // 134 KB
+	out := c.structured(t, bridge.WriteTextFile, call(t, c.Client, bridge.WriteTextFile, map[string]any{"path": "big.txt", "content": content}))
+	if out["sha256"] != sha(content) {
+		t.Errorf("write: sha256 %v, want %s", out["sha256"], sha(content))
+	}
+	// Edits at the start, in the middle and at the end, each on the last
+	// one's sha256After.
+	before, hash := content, sha(content)
+	for _, line := range []string{lines[0], lines[1000], lines[1999]} {
+		at := strings.Index(before, line)
+		after := before[:at] + "EDITED" + before[at:]
+		oldText := line
+		out := c.structured(t, bridge.EditTextFile, call(t, c.Client, bridge.EditTextFile, map[string]any{"path": "big.txt",
+			"edits": []any{map[string]any{"oldText": oldText, "newText": "EDITED" + oldText}}, "expectedHash": hash}))
+		if out["sha256Before"] != sha(before) || out["sha256After"] != sha(after) || out["written"] != true {
+			t.Errorf("edit at %d: sha256Before %v, sha256After %v, written %v; want %s, %s, true",
+				at, out["sha256Before"], out["sha256After"], out["written"], sha(before), sha(after))
+		}
+		if got, _ := env.get(p); got != after {
+			t.Fatalf("edit at %d: the file is not the edited text", at)
+		}
+		before, hash = after, sha(after)
+	}
+	for _, oldText := range []string{"EDITED", "not in the file"} {
+		wantError(t, call(t, c.Client, bridge.EditTextFile, map[string]any{"path": "big.txt",
+			"edits": []any{map[string]any{"oldText": oldText, "newText": "x", "replaceAll": true}}, "expectedHash": sha(content)}),
+			"edit "+p, "changed since read", sha(content), sha(before), "nothing was written")
+		if got, _ := env.get(p); got != before {
+			t.Fatal("an edit on a stale expectedHash changed the file")
+		}
 	}
 }
 

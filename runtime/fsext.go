@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io/fs"
 	"time"
 	"unsafe"
@@ -137,9 +138,35 @@ type HashFS interface {
 // HashText returns the hash that HashFS reports for text: the SHA-256 of
 // its bytes, in lowercase hex.
 func HashText(text string) string {
-	// The hash reads text's bytes in place, with no copy (text can be as
-	// large as the size limit): sha256 neither keeps nor changes what it
-	// is given.
-	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(text), len(text)))
+	sum := sha256.Sum256(bytesOf(text))
 	return hex.EncodeToString(sum[:])
 }
+
+// HashTextPair returns HashText(a) and HashText(b), as an edit reports the
+// text before and after it. The chunks that a and b start with in common
+// are hashed once, so an edit near the end of a large file costs little
+// more than one hash of it.
+func HashTextPair(a, b string) (string, string) {
+	const chunk = 4 << 10
+	common := 0
+	for common+chunk <= min(len(a), len(b)) && a[common:common+chunk] == b[common:common+chunk] {
+		common += chunk
+	}
+	ha := sha256.New()
+	ha.Write(bytesOf(a[:common]))
+	cloner, ok := ha.(hash.Cloner)
+	if !ok { // only in a FIPS 140 mode whose hash cannot be cloned
+		return HashText(a), HashText(b)
+	}
+	hb, err := cloner.Clone()
+	if err != nil {
+		return HashText(a), HashText(b)
+	}
+	ha.Write(bytesOf(a[common:]))
+	hb.Write(bytesOf(b[common:]))
+	return hex.EncodeToString(ha.Sum(nil)), hex.EncodeToString(hb.Sum(nil))
+}
+
+// bytesOf returns the bytes of s in place, for a hash, which neither keeps
+// nor changes what it is given (s can be as large as the size limit).
+func bytesOf(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }

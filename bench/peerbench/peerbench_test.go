@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -131,6 +132,28 @@ func TestPercentile(t *testing.T) {
 	}
 	if p := percentile(nil, 50); p != 0 {
 		t.Errorf("p50 of none = %v", p)
+	}
+}
+
+func TestStall(t *testing.T) {
+	steady := &phase{Calls: 240, Elapsed: 3 * time.Second}
+	for range 240 {
+		steady.Latency = append(steady.Latency, 500*time.Microsecond)
+	}
+	if s := steady.stall(); s != "" {
+		t.Errorf("steady phase: %q", s)
+	}
+	stalled := &phase{Calls: 241, Elapsed: 3 * time.Second, Latency: append(slices.Clone(steady.Latency), 2900*time.Millisecond)}
+	if s := stalled.stall(); !strings.Contains(s, "slowest of the 241 calls") || !strings.Contains(s, "took 2.90 s") || !strings.Contains(s, "97 %") {
+		t.Errorf("stalled phase: %q", s)
+	}
+	// Slow calls that are all slow, as in the 1 GiB rows, are no stall.
+	slow := &phase{Calls: 3, Elapsed: time.Second, Latency: []time.Duration{190 * time.Millisecond, 200 * time.Millisecond, 230 * time.Millisecond}}
+	if s := slow.stall(); s != "" {
+		t.Errorf("uniformly slow phase: %q", s)
+	}
+	if s := (&phase{}).stall(); s != "" {
+		t.Errorf("empty phase: %q", s)
 	}
 }
 

@@ -109,14 +109,14 @@ func (r *report) markdown() string {
 		p("---:|")
 	}
 	p("\n")
-	var failures []string
+	var notes []string // footnotes: failures and stalls
 	for _, row := range r.Rows {
 		cells := r.Cells[row.ID]
 		p("| %s |", row.Name)
 		for i, c := range cells {
 			if c.Err != nil {
-				p(" fails after %s[^%d] |", fmtDur(c.ErrAfter), len(failures)+1)
-				failures = append(failures, fmt.Sprintf("%s, %s: %v", row.Name, r.Servers[i].Label, c.Err))
+				p(" fails after %s[^%d] |", fmtDur(c.ErrAfter), len(notes)+1)
+				notes = append(notes, fmt.Sprintf("%s, %s: %v", row.Name, r.Servers[i].Label, c.Err))
 				continue
 			}
 			p(" %s / %s |", fmtRate(c.Seq.rate()), fmtRate(c.Conc.rate()))
@@ -129,12 +129,17 @@ func (r *report) markdown() string {
 			}
 			p(" %s / %s |", fmtRatio(a.Seq.rate(), o.Seq.rate()), fmtRatio(a.Conc.rate(), o.Conc.rate()))
 		}
-		for _, c := range cells {
+		for i, c := range cells {
 			if c.Err != nil || c.Seq == nil {
 				p(" – |")
 				continue
 			}
-			p(" %s / %s |", fmtDur(percentile(c.Seq.Latency, 50)), fmtDur(percentile(c.Seq.Latency, 99)))
+			p(" %s / %s", fmtDur(percentile(c.Seq.Latency, 50)), fmtDur(percentile(c.Seq.Latency, 99)))
+			if stall := c.Seq.stall(); stall != "" {
+				p("[^%d]", len(notes)+1)
+				notes = append(notes, fmt.Sprintf("%s, %s: %s", row.Name, r.Servers[i].Label, stall))
+			}
+			p(" |")
 		}
 		var verdicts []string
 		for i := range others {
@@ -142,8 +147,8 @@ func (r *report) markdown() string {
 		}
 		p(" %s |\n", strings.Join(verdicts, "; "))
 	}
-	for i, f := range failures {
-		p("\n[^%d]: %s\n", i+1, r.clip(f))
+	for i, n := range notes {
+		p("\n[^%d]: %s\n", i+1, r.clip(n))
 	}
 
 	// Memory.
@@ -304,6 +309,24 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	}
 	i := int(math.Ceil(p/100*float64(len(sorted)))) - 1
 	return sorted[min(max(i, 0), len(sorted)-1)]
+}
+
+// stall describes the slowest call of a phase of one call in flight if it
+// took far longer than the others (at least 100 ms, and 20 times the
+// median), and is "" otherwise. Such a call lowers the phase's throughput
+// while p50 and p99 hide it when it is one of a few hundred: a machine
+// that stalls for a second shows up here, not as a mystery ratio.
+func (p *phase) stall() string {
+	n := len(p.Latency)
+	if n == 0 {
+		return ""
+	}
+	slowest, median := p.Latency[n-1], percentile(p.Latency, 50)
+	if slowest < 100*time.Millisecond || slowest < 20*median {
+		return ""
+	}
+	return fmt.Sprintf("the slowest of the %d calls with one in flight took %s (p50 %s), %.0f %% of the phase's time",
+		n, fmtDur(slowest), fmtDur(median), 100*slowest.Seconds()/p.Elapsed.Seconds())
 }
 
 // fmtDur shows d with three significant digits.

@@ -78,7 +78,7 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 // readLines' general path.
 func readWhole(r io.Reader, maxBytes, size int64) (string, error) {
 	buf := make([]byte, size+1) // room to see EOF in one read
-	n, err := io.ReadFull(r, buf)
+	n, err := readFull(r, buf)
 	switch {
 	case n == len(buf):
 		return readLines(io.MultiReader(bytes.NewReader(buf), r), 1, 0, maxBytes, -1)
@@ -92,6 +92,29 @@ func readWhole(r io.Reader, maxBytes, size int64) (string, error) {
 	// buf is never written again: the string may share its bytes, as a
 	// strings.Builder's does.
 	return unsafe.String(unsafe.SliceData(text), n), nil
+}
+
+// wholeReadChunk is the most readWhole asks of r in one Read, so that a
+// reader that checks a context before each Read (as the disk's does) sees
+// it cancelled within a few milliseconds, not after a read of the whole
+// file.
+const wholeReadChunk = 4 << 20
+
+// readFull is io.ReadFull, asking r for at most wholeReadChunk bytes at a
+// time.
+func readFull(r io.Reader, buf []byte) (n int, err error) {
+	for n < len(buf) && err == nil {
+		var m int
+		m, err = r.Read(buf[n:min(n+wholeReadChunk, len(buf))])
+		n += m
+	}
+	switch {
+	case n == len(buf):
+		err = nil
+	case n > 0 && err == io.EOF:
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
 }
 
 // copyLines copies up to limit lines from br to out.

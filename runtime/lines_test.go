@@ -129,3 +129,44 @@ func FuzzReadLines(f *testing.F) {
 		}
 	})
 }
+
+// chunkReader records the largest read asked of it, and fails once it has
+// given more than failAfter bytes, as the disk's reader does once its
+// context is cancelled.
+type chunkReader struct {
+	r         io.Reader
+	given     int
+	failAfter int
+	largest   int
+}
+
+var errStopped = errors.New("stopped")
+
+func (c *chunkReader) Read(p []byte) (int, error) {
+	c.largest = max(c.largest, len(p))
+	if c.given > c.failAfter {
+		return 0, errStopped
+	}
+	n, err := c.r.Read(p)
+	c.given += n
+	return n, err
+}
+
+// TestReadWholeInChunks checks that a whole read of a large file asks its
+// reader for a few MiB at a time, so that a cancelled context stops it
+// between reads, and that the text is the same as read in one go.
+func TestReadWholeInChunks(t *testing.T) {
+	content := strings.Repeat("a line of a file of 24 MiB or so\n", 24<<20/33)
+	r := &chunkReader{r: strings.NewReader(content), failAfter: len(content)}
+	got, err := runtime.ReadLines(r, 1, 0, 64<<20, int64(len(content)))
+	if err != nil || got != content {
+		t.Fatalf("ReadLines = %d bytes, %v; want the %d bytes", len(got), err, len(content))
+	}
+	if r.largest > 4<<20 {
+		t.Errorf("a read asked for %d bytes at once; want at most 4 MiB", r.largest)
+	}
+	stopped := &chunkReader{r: strings.NewReader(content), failAfter: 1}
+	if _, err := runtime.ReadLines(stopped, 1, 0, 64<<20, int64(len(content))); !errors.Is(err, errStopped) || stopped.given > 4<<20 {
+		t.Errorf("ReadLines of a reader that stops = %v after %d bytes; want errStopped after one read", err, stopped.given)
+	}
+}

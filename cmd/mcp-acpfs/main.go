@@ -33,13 +33,15 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	stdin, restoreStdin := polledStdin()
 	code := run(ctx, os.Args[1:], &env{
-		stdin:  os.Stdin,
+		stdin:  stdin,
 		stdout: os.Stdout,
 		stderr: os.Stderr,
 		getenv: os.Getenv,
 	})
 	stop()
+	restoreStdin()
 	os.Exit(code)
 }
 

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -277,5 +279,77 @@ func TestStdioBoundsRequestsInFlight(t *testing.T) {
 	close(release)
 	for range bound - 1 {
 		responseID(t, r)
+	}
+}
+
+// A notification that a tool's handler sends goes before the tool's
+// response, even while the writer is still encoding it and the response,
+// ready at once, finds nothing else being written.
+func TestStdioNotificationBeforeResponse(t *testing.T) {
+	srv := server.NewMCPServer("notify", "1")
+	payload := strings.Repeat("n", 1<<20) // slow enough to encode to leave the writer busy
+	srv.AddTool(mcp.NewTool("notify", mcp.WithString("call")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			call := req.GetString("call", "")
+			err := srv.SendNotificationToClient(ctx, "notifications/test", map[string]any{"call": call, "payload": payload})
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText("answered " + call), nil
+		})
+	toServer, r := rawStdio(t, srv)
+	for i := 1; i <= 20; i++ {
+		fmt.Fprintf(toServer, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"notify","arguments":{"call":"%d"}}}`+"\n", i, i)
+		var got []string
+		for range 2 {
+			line, err := r.ReadBytes('\n')
+			if err != nil {
+				t.Fatal(err)
+			}
+			var m struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+				Params struct {
+					Call string `json:"call"`
+				} `json:"params"`
+			}
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("%v: %.200s", err, line)
+			}
+			if m.Method != "" {
+				got = append(got, "notification "+m.Params.Call)
+			} else {
+				got = append(got, "response "+string(m.ID))
+			}
+		}
+		if want := []string{"notification " + strconv.Itoa(i), "response " + strconv.Itoa(i)}; !slices.Equal(got, want) {
+			t.Fatalf("call %d: the client read %q, want %q", i, got, want)
+		}
+	}
+}
+
+// failingWriter fails every write.
+type failingWriter struct{ err error }
+
+func (w failingWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// A write to the client that fails ends ServeStdio with that error, though
+// the input is still open: here the first response, which its worker
+// writes itself.
+func TestStdioWriteFails(t *testing.T) {
+	srv := server.NewMCPServer("x", "1")
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	errFull := errors.New("no space left on device")
+	served := make(chan error, 1)
+	go func() { served <- bridge.ServeStdio(t.Context(), srv, inR, failingWriter{errFull}, nil) }()
+	io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`+"\n")
+	select {
+	case err := <-served:
+		if !errors.Is(err, errFull) {
+			t.Errorf("ServeStdio: %v, want the write's error", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ServeStdio did not end after its write failed")
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // polledStdin returns standard input as a file that Go's network poller
@@ -40,7 +42,14 @@ func polled(f *os.File) (*os.File, func()) {
 	if err := syscall.SetNonblock(fd, true); err != nil {
 		return f, func() {}
 	}
-	// A descriptor that is non-blocking when NewFile sees it goes to the
-	// poller.
-	return os.NewFile(uintptr(fd), f.Name()), func() { syscall.SetNonblock(fd, false) }
+	restore := func() { syscall.SetNonblock(fd, false) }
+	// The poller gets a descriptor of its own, so that f and the file
+	// returned never close each other's: a duplicate shares the open file,
+	// O_NONBLOCK with it, and NewFile puts a non-blocking one in the poller.
+	dup, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		restore()
+		return f, func() {}
+	}
+	return os.NewFile(uintptr(dup), f.Name()), restore
 }

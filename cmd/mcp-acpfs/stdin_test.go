@@ -56,6 +56,10 @@ func TestPolledStdin(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			fd := int(tc.in.Fd())
 			in, restore := polled(tc.in)
+			if in == tc.in {
+				t.Fatal("not replaced by a file in the poller")
+			}
+			defer in.Close() // its own descriptor: tc.in stays open
 			if !nonblocking(t, fd) {
 				t.Error("not made non-blocking")
 			}
@@ -78,6 +82,13 @@ func TestPolledStdin(t *testing.T) {
 			restore()
 			if nonblocking(t, fd) {
 				t.Error("restore left the open file non-blocking")
+			}
+			in.Close()
+			if _, err := tc.w.Write([]byte("more\n")); err != nil {
+				t.Fatal(err)
+			}
+			if n, err := tc.in.Read(buf); err != nil || string(buf[:n]) != "more\n" {
+				t.Errorf("the file given, once the polled one is closed: read %q, %v", buf[:n], err)
 			}
 		})
 	}

@@ -569,11 +569,6 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if !sinfo.Mode().IsRegular() {
 		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
 	}
-	// The copy would give the content of a file with other names, which
-	// may lie outside the roots, a name of its own.
-	if err := d.links(sinfo); err != nil {
-		return &fs.PathError{Op: op, Path: src, Err: err}
-	}
 	in, err := sr.root.OpenFile(srel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
 		return d.mapErr(op, src, err)
@@ -581,6 +576,11 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	defer in.Close()
 	if info, err := in.Stat(); err != nil || !os.SameFile(info, sinfo) {
 		return &fs.PathError{Op: op, Path: src, Err: errChanged}
+	}
+	// The copy would give the content of a file with other names, which
+	// may lie outside the roots, a name of its own.
+	if err := d.links(in, sinfo); err != nil {
+		return d.mapErr(op, src, err)
 	}
 	perm := sinfo.Mode().Perm()
 	tmp := tempName(drel)
@@ -598,9 +598,12 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if _, err := io.Copy(out, ctxReader{ctx, in}); err != nil {
 		return d.mapErr(op, src, err)
 	}
-	steps := []func() error{func() error { return out.Chmod(perm) }, out.Sync, out.Close}
+	steps := []func() error{out.Sync, out.Close}
 	if d.noSync {
-		steps = slices.Delete(steps, 1, 2)
+		steps = steps[1:]
+	}
+	if d.rules.keepMode {
+		steps = slices.Insert(steps, 0, func() error { return out.Chmod(perm) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -703,7 +706,7 @@ func (d *Disk) openRegular(ctx context.Context, op, path string) (*os.File, fs.F
 	}
 	info, err := f.Stat()
 	if err == nil {
-		err = d.content(info)
+		err = d.content(f, info)
 	}
 	if err != nil {
 		f.Close()

@@ -29,4 +29,3 @@ func countSyncs(t *testing.T, target string) *[]syncCall {
 	t.Cleanup(func() { syncFile, syncDir = file, dir })
 	return &calls
 }
-

@@ -15,6 +15,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// direntImpl names how this build reads a directory.
+const direntImpl = "getdents64"
+
 // direntBuf is the size of the buffer each getdents64 call fills: about
 // a thousand entries of ordinary names.
 const direntBuf = 32 << 10

@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// direntImpl names how this build reads a directory.
+const direntImpl = "Readdirnames"
+
 // dirStamp never lets a listing be kept here: see the Linux version.
 func dirStamp(*os.File, fs.FileInfo, time.Time) (dirStampT, bool) { return dirStampT{}, false }
 

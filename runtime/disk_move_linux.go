@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// renameImpl names how this build renames.
+const renameImpl = "renameat2"
+
 // oDirectory makes an open fail at once on anything but a directory.
 const oDirectory = syscall.O_DIRECTORY
 

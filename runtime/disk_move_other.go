@@ -8,6 +8,9 @@ import (
 	"syscall"
 )
 
+// renameImpl names how this build renames.
+const renameImpl = "os.Root.Rename"
+
 // oDirectory is not portable; openDir checks the mode of what it opened.
 const oDirectory = 0
 

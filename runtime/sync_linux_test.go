@@ -21,7 +21,7 @@ func countSyncs(t *testing.T, target string) *[]syncCall {
 			t.Errorf("fstat of the synced descriptor: %v", err)
 		}
 		b, _ := os.ReadFile(target)
-		calls = append(calls, syncCall{dir: dir, size: st.Size, current: string(b)})
+		calls = append(calls, syncCall{dir: dir, size: st.Size, current: string(b), temp: tempNamed(t, target)})
 	}
 	file, dir := syncFile, syncDir
 	syncFile = func(fd int) error { record(false, fd); return file(fd) }

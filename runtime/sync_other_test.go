@@ -24,7 +24,7 @@ func countSyncs(t *testing.T, target string) *[]syncCall {
 			size = 0 // a directory's size means nothing here
 		}
 		b, _ := os.ReadFile(target)
-		calls = append(calls, syncCall{dir: dir, size: size, current: string(b)})
+		calls = append(calls, syncCall{dir: dir, size: size, current: string(b), temp: tempNamed(t, target)})
 	}
 	file, dir := syncFile, syncDir
 	syncFile = func(f *os.File) error { record(false, f); return file(f) }

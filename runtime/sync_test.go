@@ -3,6 +3,7 @@ package runtime
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -11,11 +12,28 @@ type syncCall struct {
 	dir     bool   // the directory's sync, or the file's
 	size    int64  // the size of what was synced
 	current string // what the target held
+	temp    bool   // a temporary file was named beside the target
+}
+
+// tempNamed reports whether a temporary file of a write to target has a
+// name in its directory.
+func tempNamed(t *testing.T, target string) bool {
+	entries, err := os.ReadDir(filepath.Dir(target))
+	if err != nil {
+		t.Error(err)
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "."+filepath.Base(target)+".tmp-") {
+			return true
+		}
+	}
+	return false
 }
 
 // TestWriteSyncsFileThenDirectory: by default a write syncs the new file,
 // whole and before it replaces the old one, and then the directory, after
-// the rename. A Disk with NoSync, and one narrowed from it, syncs nothing.
+// the rename (not on Windows, which cannot). The temporary file has no
+// name when it is synced where O_TMPFILE is used, and one otherwise. A Disk with NoSync, and one narrowed from it, syncs nothing.
 func TestWriteSyncsFileThenDirectory(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "sub", "f.txt")
@@ -37,14 +55,14 @@ func TestWriteSyncsFileThenDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []syncCall{
-		{dir: false, size: int64(len(content)), current: "old\n"},
+		{dir: false, size: int64(len(content)), current: "old\n", temp: tmpImpl == "named"},
 		{dir: true, current: content},
 	}
 	if !hostRules().syncDir { // Windows: a directory cannot be synced
 		want = want[:1]
 	}
 	got := *calls
-	if len(got) != len(want) || got[0] != want[0] || len(got) > 1 && (got[1].dir != want[1].dir || got[1].current != want[1].current) {
+	if len(got) != len(want) || got[0] != want[0] || len(got) > 1 && (got[1].dir != want[1].dir || got[1].current != want[1].current || got[1].temp) {
 		t.Fatalf("a write (%s temporary file) made the syncs %+v, want the file's (all its bytes, before the rename) and then, where the OS can, the directory's (after): %+v", tmpImpl, got, want)
 	}
 

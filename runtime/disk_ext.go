@@ -47,6 +47,7 @@ var (
 	errHoldsRoot     = &sentinel{"it holds one of the session's roots, which cannot be moved or removed", fs.ErrPermission}
 	errIntoItself    = &sentinel{"cannot move a directory into itself", fs.ErrInvalid}
 	errCrossDevice   = &sentinel{"cannot move a directory or symbolic link to another file system (only a regular file is copied across)", errors.ErrUnsupported}
+	errCrossRoots    = &sentinel{"cannot move a directory or symbolic link between two roots on this system (only a regular file is copied across)", errors.ErrUnsupported}
 	errChanged       = &sentinel{"it was replaced while it was being read", fs.ErrNotExist}
 )
 
@@ -567,6 +568,9 @@ func (d *Disk) moveErr(src, dst string, err error) error {
 func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, srel string, sinfo fs.FileInfo, dr *diskRoot, drel string, overwrite bool) (err error) {
 	const op = "move"
 	if !sinfo.Mode().IsRegular() {
+		if sr != dr && !renamesAcrossRoots {
+			return &fs.PathError{Op: op, Path: src, Err: errCrossRoots}
+		}
 		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
 	}
 	in, err := sr.root.OpenFile(srel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)

@@ -41,7 +41,8 @@ type DiskOptions struct {
 	// or the new, never a mix), but a power loss or a kernel crash may
 	// lose the latest writes, and on some file systems leave a newly
 	// written file empty. By default (false) a write syncs the file's
-	// data before the rename and the directory after it.
+	// data before the rename and the directory after it (not on Windows,
+	// which cannot sync a directory).
 	NoSync bool
 }
 

@@ -475,6 +475,9 @@ func (w *diskWalker) openNames(rel string, want fs.FileInfo) (*os.Root, []string
 // be in different roots. Without overwrite the rename itself refuses an
 // existing dst (renameat2 with RENAME_NOREPLACE, where the platform and
 // file system have it), so a dst created meanwhile is never replaced.
+// Elsewhere dst is looked up first, and within one root the rename is
+// os.Root's (see the portable renameIn); Windows cannot move a directory
+// or symlink between two roots.
 //
 // When src and dst are on different file systems, a regular file is copied
 // to a synced temporary file beside dst, renamed into place, and then

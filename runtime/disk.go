@@ -417,10 +417,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // temporary file in the same directory, which is synced (unless
 // [DiskOptions.NoSync]) and renamed over the target. A crash leaves the old
 // or the new content, never a mix. An existing file keeps its permission
-// bits, except on Windows, where it has none to keep and one that is
-// read-only or held by another process is refused (errors wrapping
-// ErrReadOnly and ErrInUse). A symlink is followed to its target when that stays inside the
-// root; the link itself is kept.
+// bits; on Windows, which has none to keep, a read-only file or one held
+// by another process is refused ([ErrReadOnly], [ErrInUse]). A symlink is
+// followed to its target when that stays inside the root; the link itself
+// is kept.
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}

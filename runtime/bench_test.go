@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -50,9 +49,8 @@ func bigFile(b *testing.B) string {
 }
 
 func reportMaxRSS(b *testing.B) {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
-		b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MiB")
+	if mib, ok := maxRSS(); ok {
+		b.ReportMetric(mib, "maxrss-MiB")
 	}
 }
 
@@ -101,11 +99,11 @@ func BenchmarkReadDeepRange1GiB(b *testing.B) {
 
 // cpuTime returns the CPU time, user and system, this process has used.
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
+	cpu, ok := processCPU()
+	if !ok {
+		b.Fatal("the process's CPU time cannot be read")
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return cpu
 }
 
 // BenchmarkWriteSmall replaces a 4 KiB file, again and again, with the

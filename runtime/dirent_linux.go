@@ -1,3 +1,5 @@
+//go:build linux && !acpfs_portable
+
 package runtime
 
 import (
@@ -12,6 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// direntImpl names how this build reads a directory.
+const direntImpl = "getdents64"
 
 // direntBuf is the size of the buffer each getdents64 call fills: about
 // a thousand entries of ordinary names.

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || acpfs_portable
 
 package runtime
 
@@ -9,6 +9,9 @@ import (
 	"os"
 	"time"
 )
+
+// direntImpl names how this build reads a directory.
+const direntImpl = "Readdirnames"
 
 // dirStamp never lets a listing be kept here: see the Linux version.
 func dirStamp(*os.File, fs.FileInfo, time.Time) (dirStampT, bool) { return dirStampT{}, false }

@@ -41,7 +41,8 @@ type DiskOptions struct {
 	// or the new, never a mix), but a power loss or a kernel crash may
 	// lose the latest writes, and on some file systems leave a newly
 	// written file empty. By default (false) a write syncs the file's
-	// data before the rename and the directory after it.
+	// data before the rename and the directory after it (not on Windows,
+	// which cannot sync a directory).
 	NoSync bool
 }
 
@@ -60,6 +61,7 @@ type Disk struct {
 	max       int64
 	hardLinks bool // DiskOptions.AllowHardLinks
 	noSync    bool // DiskOptions.NoSync
+	rules     replaceRules
 	closed    atomic.Bool
 }
 
@@ -90,7 +92,7 @@ type diskRoot struct {
 // symlink is also known by its real path. An empty list gives a Disk that
 // refuses every path.
 func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
-	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks, noSync: opts.NoSync}
+	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks, noSync: opts.NoSync, rules: hostRules()}
 	if d.max <= 0 {
 		d.max = DefaultMaxFileSize
 	}
@@ -160,7 +162,7 @@ func (d *Disk) MaxFileSize() int64 { return d.max }
 // cannot widen it. A dir outside every root, or missing, is dropped. The
 // result shares nothing with d and must be closed itself.
 func (d *Disk) Narrow(dirs []string) (*Disk, error) {
-	n := &Disk{max: d.max, hardLinks: d.hardLinks, noSync: d.noSync}
+	n := &Disk{max: d.max, hardLinks: d.hardLinks, noSync: d.noSync, rules: d.rules}
 	for _, dir := range dirs {
 		if checkRootArg(dir) != nil || !filepath.IsAbs(dir) {
 			continue
@@ -244,8 +246,8 @@ func (d *Disk) Check(path string) error {
 	for p := rel; ; p = filepath.Dir(p) {
 		info, err := r.root.Stat(p)
 		if err == nil && p == rel && !info.IsDir() {
-			if err := d.content(info); err != nil {
-				return &fs.PathError{Op: "check", Path: path, Err: err}
+			if err := d.contentAt(r.root, p, info); err != nil {
+				return d.mapErr("check", path, err)
 			}
 		}
 		if err == nil || p == "." {
@@ -278,8 +280,8 @@ func (d *Disk) ReadTextFile(ctx context.Context, path string, line, limit int) (
 	if err != nil {
 		return "", d.mapErr("read", path, err)
 	}
-	if err := d.content(info); err != nil {
-		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	if err := d.content(f, info); err != nil {
+		return "", d.mapErr("read", path, err)
 	}
 	whole := line <= 1 && limit <= 0
 	if whole && info.Size() > d.max {
@@ -330,21 +332,60 @@ func regularMode(m fs.FileMode) error {
 	return fmt.Errorf("%w: it is a %s", ErrNotRegular, kind)
 }
 
-// content refuses, to an operation on a file's content, what regular
-// refuses, and a regular file with other hard links unless they are
-// allowed.
-func (d *Disk) content(info fs.FileInfo) error {
+// content refuses, to an operation on the content of the open file f
+// (described by info, its own stat), what regular refuses, and a regular
+// file with other hard links unless they are allowed.
+func (d *Disk) content(f *os.File, info fs.FileInfo) error {
 	if err := regular(info); err != nil {
 		return err
 	}
-	return d.links(info)
+	return d.links(f, info)
 }
 
-// links refuses a regular file that has more than one name, unless the
-// Disk allows hard links: another name may lie outside the roots, so its
-// content is not the roots' to give or change.
-func (d *Disk) links(info fs.FileInfo) error {
-	return d.linksOf(info.Mode(), linkCount(info))
+// contentAt is content for the file rel in root, described by info from a
+// stat of rel.
+func (d *Disk) contentAt(root *os.Root, rel string, info fs.FileInfo) error {
+	if err := regular(info); err != nil {
+		return err
+	}
+	return d.linksAt(root, rel, info)
+}
+
+// links refuses the open file f, described by info, if it is a regular
+// file that has more than one name, unless the Disk allows hard links:
+// another name may lie outside the roots, so its content is not the
+// roots' to give or change. The count comes from info where the
+// platform's stat carries it, else from f (Windows).
+func (d *Disk) links(f *os.File, info fs.FileInfo) error {
+	if d.hardLinks || !info.Mode().IsRegular() {
+		return nil
+	}
+	n, ok := linkCount(info)
+	if !ok {
+		var err error
+		if n, err = fileLinkCount(f); err != nil {
+			return err
+		}
+	}
+	return d.linksOf(info.Mode(), n)
+}
+
+// linksAt is links for the file rel in root, described by info from a
+// stat of rel: where that stat carries no link count (Windows), rel is
+// opened to ask its handle.
+func (d *Disk) linksAt(root *os.Root, rel string, info fs.FileInfo) error {
+	if d.hardLinks || !info.Mode().IsRegular() {
+		return nil
+	}
+	if n, ok := linkCount(info); ok {
+		return d.linksOf(info.Mode(), n)
+	}
+	f, err := root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return d.links(f, info)
 }
 
 // linksOf is links for a file of mode m that has n names.
@@ -356,15 +397,6 @@ func (d *Disk) linksOf(m fs.FileMode, n uint64) error {
 		return fmt.Errorf("%w: it has %d names (hard links), and another may lie outside the allowed roots", ErrHardLinked, n)
 	}
 	return nil
-}
-
-// linkCount returns how many names the file described by info has, or 1
-// when the platform does not say.
-func linkCount(info fs.FileInfo) uint64 {
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }
 
 // ctxReader stops a long read when its context is done.
@@ -385,8 +417,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // temporary file in the same directory, which is synced (unless
 // [DiskOptions.NoSync]) and renamed over the target. A crash leaves the old
 // or the new content, never a mix. An existing file keeps its permission
-// bits. A symlink is followed to its target when that stays inside the
-// root; the link itself is kept.
+// bits; on Windows, which has none to keep, a read-only file or one held
+// by another process is refused ([ErrReadOnly], [ErrInUse]). A symlink is
+// followed to its target when that stays inside the root; the link itself
+// is kept.
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}
@@ -411,15 +445,35 @@ func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	defer dir.close()
 	perm := fs.FileMode(0o666) // less the umask, for a new file
 	if old.exists {
-		if err := d.linksOf(old.mode, old.links); err != nil {
+		if err := d.rules.writable(old); err != nil {
 			return &fs.PathError{Op: "write", Path: path, Err: err}
 		}
+		if err := d.nodeLinks(dir, name, old); err != nil {
+			return d.mapErr("write", path, err)
+		}
+	}
+	keep := old.exists && d.rules.keepMode
+	if keep {
 		perm = old.mode.Perm()
 	}
-	if err := dir.replace(ctx, name, content, perm, old.exists, !d.noSync); err != nil {
+	if err := dir.replace(ctx, name, content, perm, keep, !d.noSync, d.rules); err != nil {
 		return d.mapErr("write", path, err)
 	}
 	return nil
+}
+
+// nodeLinks is links for the file name in dir, described by n: where
+// the lstat behind n carried no link count (Windows), dir opens the file
+// to ask its handle.
+func (d *Disk) nodeLinks(dir *parentDir, name string, n node) error {
+	if d.hardLinks || !n.mode.IsRegular() {
+		return nil
+	}
+	links, err := dir.links(name, n)
+	if err != nil {
+		return err
+	}
+	return d.linksOf(n.mode, links)
 }
 
 // checkText refuses content that is not text by the same rule reads use.
@@ -443,7 +497,9 @@ const maxLinks = 40
 type node struct {
 	exists bool
 	mode   fs.FileMode
-	links  uint64 // how many names the file has
+	links  uint64 // how many names the file has, if counted
+	// counted says that the lstat gave links; else parentDir.links asks.
+	counted bool
 }
 
 // openTarget finds the file that a write to rel replaces, following

@@ -47,6 +47,7 @@ var (
 	errHoldsRoot     = &sentinel{"it holds one of the session's roots, which cannot be moved or removed", fs.ErrPermission}
 	errIntoItself    = &sentinel{"cannot move a directory into itself", fs.ErrInvalid}
 	errCrossDevice   = &sentinel{"cannot move a directory or symbolic link to another file system (only a regular file is copied across)", errors.ErrUnsupported}
+	errCrossRoots    = &sentinel{"cannot move a directory or symbolic link between two roots on this system (only a regular file is copied across)", errors.ErrUnsupported}
 	errChanged       = &sentinel{"it was replaced while it was being read", fs.ErrNotExist}
 )
 
@@ -474,6 +475,9 @@ func (w *diskWalker) openNames(rel string, want fs.FileInfo) (*os.Root, []string
 // be in different roots. Without overwrite the rename itself refuses an
 // existing dst (renameat2 with RENAME_NOREPLACE, where the platform and
 // file system have it), so a dst created meanwhile is never replaced.
+// Elsewhere dst is looked up first, and within one root the rename is
+// os.Root's (see the portable renameIn); Windows cannot move a directory
+// or symlink between two roots.
 //
 // When src and dst are on different file systems, a regular file is copied
 // to a synced temporary file beside dst, renamed into place, and then
@@ -567,12 +571,10 @@ func (d *Disk) moveErr(src, dst string, err error) error {
 func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, srel string, sinfo fs.FileInfo, dr *diskRoot, drel string, overwrite bool) (err error) {
 	const op = "move"
 	if !sinfo.Mode().IsRegular() {
+		if sr != dr && !renamesAcrossRoots {
+			return &fs.PathError{Op: op, Path: src, Err: errCrossRoots}
+		}
 		return &fs.PathError{Op: op, Path: src, Err: errCrossDevice}
-	}
-	// The copy would give the content of a file with other names, which
-	// may lie outside the roots, a name of its own.
-	if err := d.links(sinfo); err != nil {
-		return &fs.PathError{Op: op, Path: src, Err: err}
 	}
 	in, err := sr.root.OpenFile(srel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
 	if err != nil {
@@ -581,6 +583,11 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	defer in.Close()
 	if info, err := in.Stat(); err != nil || !os.SameFile(info, sinfo) {
 		return &fs.PathError{Op: op, Path: src, Err: errChanged}
+	}
+	// The copy would give the content of a file with other names, which
+	// may lie outside the roots, a name of its own.
+	if err := d.links(in, sinfo); err != nil {
+		return d.mapErr(op, src, err)
 	}
 	perm := sinfo.Mode().Perm()
 	tmp := tempName(drel)
@@ -598,9 +605,12 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if _, err := io.Copy(out, ctxReader{ctx, in}); err != nil {
 		return d.mapErr(op, src, err)
 	}
-	steps := []func() error{func() error { return out.Chmod(perm) }, out.Sync, out.Close}
+	steps := []func() error{out.Sync, out.Close}
 	if d.noSync {
-		steps = slices.Delete(steps, 1, 2)
+		steps = steps[1:]
+	}
+	if d.rules.keepMode {
+		steps = slices.Insert(steps, 0, func() error { return out.Chmod(perm) })
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -703,7 +713,7 @@ func (d *Disk) openRegular(ctx context.Context, op, path string) (*os.File, fs.F
 	}
 	info, err := f.Stat()
 	if err == nil {
-		err = d.content(info)
+		err = d.content(f, info)
 	}
 	if err != nil {
 		f.Close()

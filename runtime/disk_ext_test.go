@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -131,9 +130,7 @@ func TestDiskStat(t *testing.T) {
 	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(dir+"/fifo", 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, dir+"/fifo")
 	for _, tc := range []struct {
 		name string
 		want runtime.FileInfo
@@ -206,9 +203,7 @@ func TestDiskReadDirRefusesWhatIsNotADirectory(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, runtime.DiskOptions{}, dir)
 	writeFile(t, dir+"/f.txt", "x")
-	if err := syscall.Mkfifo(dir+"/fifo", 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, dir+"/fifo")
 	for _, name := range []string{"f.txt", "fifo"} {
 		done := make(chan error, 1)
 		go func() {
@@ -264,9 +259,7 @@ func TestDiskWalkDoesNotOpenSpecialFiles(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, runtime.DiskOptions{}, dir)
 	writeFile(t, dir+"/a.txt", "a")
-	if err := syscall.Mkfifo(dir+"/fifo", 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, dir+"/fifo")
 	done := make(chan []string, 1)
 	go func() {
 		var got []string
@@ -404,8 +397,9 @@ func otherFileSystemDir(t *testing.T, than string) string {
 		t.Skipf("no /dev/shm: %v", err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	var st1, st2 syscall.Stat_t
-	if syscall.Stat(dir, &st1) != nil || syscall.Stat(than, &st2) != nil || st1.Dev == st2.Dev {
+	dev1, ok1 := fileSystem(dir)
+	dev2, ok2 := fileSystem(than)
+	if !ok1 || !ok2 || dev1 == dev2 {
 		t.Skip("/dev/shm is on the same file system as the temporary directory")
 	}
 	return dir
@@ -553,9 +547,7 @@ func TestDiskReadFile(t *testing.T) {
 			t.Errorf("ReadFile(big, %d) = %d bytes, %v", max, len(got), err)
 		}
 	}
-	if err := syscall.Mkfifo(dir+"/fifo", 0o600); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, dir+"/fifo")
 	done := make(chan error, 1)
 	go func() { _, err := d.ReadFile(context.Background(), dir+"/fifo", 0); done <- err }()
 	select {

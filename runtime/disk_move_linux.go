@@ -1,12 +1,20 @@
+//go:build linux && !acpfs_portable
+
 package runtime
 
 import (
-	"os"
 	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// renameImpl names how this build renames.
+const renameImpl = "renameat2"
+
+// renamesAcrossRoots says that renameIn can move a directory or a symlink
+// from one root to another.
+const renamesAcrossRoots = true
 
 // oDirectory makes an open fail at once on anything but a directory.
 const oDirectory = syscall.O_DIRECTORY
@@ -50,35 +58,4 @@ func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bo
 		}
 		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
 	})
-}
-
-// withFDs calls f with the descriptors of a and b, which stay open
-// meanwhile.
-func withFDs(a, b *os.File, f func(afd, bfd int) error) error {
-	ac, err := a.SyscallConn()
-	if err != nil {
-		return err
-	}
-	bc, err := b.SyscallConn()
-	if err != nil {
-		return err
-	}
-	var ferr error
-	cerr := ac.Control(func(afd uintptr) {
-		if err := bc.Control(func(bfd uintptr) { ferr = f(int(afd), int(bfd)) }); err != nil {
-			ferr = err
-		}
-	})
-	if cerr != nil {
-		return cerr
-	}
-	return ferr
-}
-
-func ignoringEINTR(f func() error) error {
-	for {
-		if err := f(); err != unix.EINTR {
-			return err
-		}
-	}
 }

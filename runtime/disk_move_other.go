@@ -1,30 +1,70 @@
-//go:build !linux
+//go:build !linux || acpfs_portable
 
 package runtime
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"syscall"
 )
 
+// renameImpl names how this build renames.
+const renameImpl = "os.Root.Rename"
+
 // oDirectory is not portable; openDir checks the mode of what it opened.
 const oDirectory = 0
 
-// renameIn renames srel in sr to drel in dr with os.Root's Rename. Without
-// overwrite, drel is looked up first: there is a small window in which a
-// new drel could be replaced. Two roots cannot share a rename here, so a
-// move between them is treated as one across file systems.
+// renameIn renames srel in sr to drel in dr: with os.Root's Rename within
+// one root, with renameBetween between two. drel is looked up first, so
+// that the move does what a POSIX rename does: without overwrite, an
+// existing drel is refused (a small window in which a new drel could be
+// replaced); only a directory replaces a directory, and only an empty one,
+// which is removed first (os.Root's Rename never replaces one), so that
+// for a moment drel is missing.
 func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) error {
-	if sr != dr {
-		return syscall.EXDEV
+	sinfo, err := sr.root.Lstat(srel)
+	if err != nil {
+		return err
 	}
-	if !overwrite {
-		if _, err := dr.root.Lstat(drel); err == nil {
-			return syscall.EEXIST
-		} else if !errors.Is(err, fs.ErrNotExist) {
+	dinfo, err := dr.root.Lstat(drel)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		dinfo = nil
+	case err != nil:
+		return err
+	case !overwrite:
+		return syscall.EEXIST
+	case dinfo.IsDir() && !sinfo.IsDir():
+		return syscall.EISDIR
+	case !dinfo.IsDir() && sinfo.IsDir():
+		return syscall.ENOTDIR
+	}
+	if sr != dr {
+		return renameBetween(sr, srel, dr, drel)
+	}
+	if dinfo != nil && dinfo.IsDir() {
+		if err := removeEmptyDir(dr, drel); err != nil {
 			return err
 		}
 	}
 	return sr.root.Rename(srel, drel)
+}
+
+// removeEmptyDir removes the directory rel of r if it is empty, and
+// refuses with ENOTEMPTY if not.
+func removeEmptyDir(r *diskRoot, rel string) error {
+	f, _, err := r.openDir(rel)
+	if err != nil {
+		return err
+	}
+	_, err = f.Readdirnames(1)
+	f.Close()
+	switch {
+	case err == nil:
+		return syscall.ENOTEMPTY
+	case err != io.EOF:
+		return err
+	}
+	return r.root.Remove(rel)
 }

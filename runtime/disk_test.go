@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -251,9 +250,7 @@ func TestDiskWriteThroughSymlinkInsideRoot(t *testing.T) {
 func TestDiskRefusesSpecialFiles(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, runtime.DiskOptions{}, dir)
-	if err := syscall.Mkfifo(dir+"/fifo", 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, dir+"/fifo")
 	done := make(chan error, 1)
 	go func() {
 		_, err := d.ReadTextFile(context.Background(), dir+"/fifo", 0, 0)
@@ -274,15 +271,11 @@ func TestDiskRefusesSpecialFiles(t *testing.T) {
 		t.Errorf("read root dir: err = %v, want ErrNotRegular", err)
 	}
 	// A device node, where this process may create one.
-	if err := syscall.Mknod(dir+"/null", syscall.S_IFCHR|0o666, int(mkdev(1, 3))); err == nil {
+	if err := mkNullDevice(dir + "/null"); err == nil {
 		if _, err := d.ReadTextFile(t.Context(), dir+"/null", 0, 0); !errors.Is(err, runtime.ErrNotRegular) {
 			t.Errorf("read device: err = %v, want ErrNotRegular", err)
 		}
 	}
-}
-
-func mkdev(major, minor uint64) uint64 {
-	return (major&0xfff)<<8 | (minor & 0xff) | (major&^0xfff)<<32 | (minor&^0xff)<<12
 }
 
 func TestDiskCancelledContext(t *testing.T) {

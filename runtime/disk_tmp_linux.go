@@ -1,3 +1,5 @@
+//go:build linux && !acpfs_portable
+
 package runtime
 
 import (
@@ -12,6 +14,9 @@ import (
 
 	"golang.org/x/sys/unix"
 )
+
+// tmpImpl names how this build makes a write's temporary file.
+const tmpImpl = "O_TMPFILE"
 
 // parentDir is the directory that holds the file a write replaces, opened
 // once through the root's os.Root (which refuses a path that leads out of
@@ -46,8 +51,12 @@ func (p *parentDir) lstat(name string) (node, error) {
 	if err := ignoringEINTR(func() error { return unix.Fstatat(p.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
 		return node{}, err
 	}
-	return node{exists: true, mode: fileMode(st.Mode), links: uint64(st.Nlink)}, nil
+	return node{exists: true, mode: fileMode(st.Mode), links: uint64(st.Nlink), counted: true}, nil
 }
+
+// links returns how many names the file name in p, described by n, has:
+// lstat counted them.
+func (p *parentDir) links(name string, n node) (uint64, error) { return n.links, nil }
 
 // fileMode converts the st_mode of a stat to the file's type and
 // permission bits, as the os package has them.
@@ -112,8 +121,9 @@ var (
 //
 // perm is the new file's permission bits; keep says to set them exactly
 // (those of the file replaced), not less the umask. With sync, the file's
-// data is synced before the rename and the directory after it.
-func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool) (err error) {
+// data is synced before the rename and the directory after it. rules are
+// Linux's own (hostRules): the rename is renameat on p's descriptor.
+func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool, rules replaceRules) (err error) {
 	tmp := "" // the temporary file's name, once it has one
 	fd, err := p.openUnnamed(perm)
 	if err != nil {
@@ -171,7 +181,7 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 	if err = ignoringEINTR(func() error { return unix.Renameat(p.fd, tmp, p.fd, name) }); err != nil {
 		return err
 	}
-	if sync {
+	if sync && rules.syncDir {
 		// The new content is in place by now; a file system that cannot
 		// sync a directory does not make the write a failure.
 		ignoringEINTR(func() error { return syncDir(p.fd) })

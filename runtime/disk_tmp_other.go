@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux || acpfs_portable
 
 package runtime
 
@@ -7,7 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 )
+
+// tmpImpl names how this build makes a write's temporary file.
+const tmpImpl = "named"
 
 // parentDir is the directory that holds the file a write replaces, opened
 // as an os.Root of its own through the root's, so that every step of the
@@ -31,21 +35,43 @@ func (p *parentDir) lstat(name string) (node, error) {
 	if err != nil {
 		return node{}, err
 	}
-	return node{exists: true, mode: info.Mode(), links: linkCount(info)}, nil
+	n, counted := linkCount(info)
+	return node{exists: true, mode: info.Mode(), links: n, counted: counted}, nil
+}
+
+// links returns how many names the file name in p, described by n, has:
+// where lstat did not count them (Windows), the file is opened to ask.
+func (p *parentDir) links(name string, n node) (uint64, error) {
+	if n.counted {
+		return n.links, nil
+	}
+	f, err := p.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return fileLinkCount(f)
 }
 
 // readlink returns the target of the symlink name in p.
 func (p *parentDir) readlink(name string) (string, error) { return p.root.Readlink(name) }
 
+// The syncs of a write, in variables so that a test can count them.
+var (
+	syncFile = (*os.File).Sync // the temporary file's, before the rename
+	syncDir  = (*os.File).Sync // the directory's, after it
+)
+
 // replace writes content to a new temporary file beside name (tempName)
-// and renames it over name. Only Linux has files without a name
-// (O_TMPFILE): here a process killed in the middle of a write leaves the
-// temporary file behind.
+// and renames it over name (rules.place). Only Linux has files without a
+// name (O_TMPFILE): here the temporary file is named from the start, and
+// a process killed in the middle of a write leaves it behind.
 //
 // perm is the new file's permission bits; keep says to set them exactly
 // (those of the file replaced), not less the umask. With sync, the file is
-// synced before the rename and the directory after it.
-func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool) (err error) {
+// synced before the rename and, where rules allow, the directory after it.
+// The temporary file is removed if the write fails.
+func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool, rules replaceRules) (err error) {
 	tmp := tempName(name)
 	f, err := p.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
@@ -70,7 +96,7 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 		return err
 	}
 	if sync {
-		if err = f.Sync(); err != nil {
+		if err = syncFile(f); err != nil {
 			return err
 		}
 	}
@@ -81,14 +107,14 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 	if err = f.Close(); err != nil {
 		return err
 	}
-	if err = p.root.Rename(tmp, name); err != nil {
+	if err = rules.place(ctx, p.root, tmp, name); err != nil {
 		return err
 	}
-	if sync {
+	if sync && rules.syncDir {
 		// The new content is in place by now; a file system that cannot
 		// sync a directory does not make the write a failure.
 		if d, derr := p.root.Open("."); derr == nil {
-			d.Sync()
+			syncDir(d)
 			d.Close()
 		}
 	}

@@ -2,3 +2,7 @@ package runtime
 
 // ReadLines exposes the streaming line reader to the external tests.
 var ReadLines = readLines
+
+// TmpImpl names how this build makes a write's temporary file: "O_TMPFILE"
+// (unnamed until complete) or "named" (named from the start).
+const TmpImpl = tmpImpl

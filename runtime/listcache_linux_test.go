@@ -1,3 +1,5 @@
+//go:build linux && !acpfs_portable
+
 package runtime
 
 import (

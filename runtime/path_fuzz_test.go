@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
@@ -145,9 +144,7 @@ func FuzzDiskPolicy(f *testing.F) {
 	if err := os.Link(base+"/outside/secret.txt", root+"/hard"); err != nil {
 		f.Fatal(err)
 	}
-	if err := syscall.Mkfifo(root+"/fifo", 0o644); err != nil {
-		f.Fatal(err)
-	}
+	mkfifo(f, root+"/fifo")
 	d, err := runtime.OpenDisk([]string{root}, runtime.DiskOptions{})
 	if err != nil {
 		f.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"net"
 	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -375,9 +374,7 @@ func TestRouterRefusesHardLinksBeforeTheEditor(t *testing.T) {
 // symlink in one, or by their own path.
 func TestSpecialFilesNeverBlock(t *testing.T) {
 	base, root := attackFixture(t)
-	if err := syscall.Mkfifo(root+"/fifo", 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, root+"/fifo")
 	ln, err := net.Listen("unix", root+"/sock")
 	if err != nil {
 		t.Fatal(err)

@@ -417,7 +417,7 @@ func (d *Disk) OpenFile(ctx context.Context, path string) (io.ReadCloser, fs.Fil
 		f.Close()
 		return nil, nil, d.mapErr("open", path, err)
 	}
-	if err := d.content(info); err != nil {
+	if err := d.content(f, info); err != nil {
 		f.Close()
 		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
 	}
@@ -813,7 +813,7 @@ func (o *diskDirOpener) open(ctx context.Context, path string) (io.ReadCloser, i
 	}
 	info, err := f.Stat()
 	if err == nil {
-		err = o.d.content(info)
+		err = o.d.content(f, info)
 	}
 	if err != nil {
 		f.Close()

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -117,25 +116,17 @@ func ratio(b *testing.B, ours, rg cost) {
 func timed(b *testing.B, op func() time.Duration) cost {
 	n := 0
 	var cpu time.Duration
-	before := processCPU()
+	before, _ := processCPU()
 	for b.Loop() {
 		cpu += op()
 		n++
 	}
 	if cpu == 0 {
-		cpu = processCPU() - before
+		now, _ := processCPU()
+		cpu = now - before
 	}
 	n = max(n, 1)
 	return cost{b.Elapsed() / time.Duration(n), cpu / time.Duration(n)}
-}
-
-// processCPU returns the CPU time this process has used.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // ripgrep times rg with args in a sub-benchmark named "ripgrep", checks

@@ -1,19 +1,13 @@
+//go:build linux && !acpfs_portable
+
 package runtime
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"golang.org/x/sys/unix"
 )
-
-// syncCall is one sync a write made, with what the test saw at that moment.
-type syncCall struct {
-	dir     bool   // the directory's sync, or the file's
-	size    int64  // the size of what was synced
-	current string // what the target held
-}
 
 // countSyncs replaces syncFile and syncDir, for the rest of the test, with
 // ones that record each call in order and then sync as before. target is
@@ -27,68 +21,11 @@ func countSyncs(t *testing.T, target string) *[]syncCall {
 			t.Errorf("fstat of the synced descriptor: %v", err)
 		}
 		b, _ := os.ReadFile(target)
-		calls = append(calls, syncCall{dir: dir, size: st.Size, current: string(b)})
+		calls = append(calls, syncCall{dir: dir, size: st.Size, current: string(b), temp: tempNamed(t, target)})
 	}
 	file, dir := syncFile, syncDir
 	syncFile = func(fd int) error { record(false, fd); return file(fd) }
 	syncDir = func(fd int) error { record(true, fd); return dir(fd) }
 	t.Cleanup(func() { syncFile, syncDir = file, dir })
 	return &calls
-}
-
-// TestWriteSyncsFileThenDirectory: by default a write syncs the new file,
-// whole and before it replaces the old one, and then the directory, after
-// the rename. A Disk with NoSync, and one narrowed from it, syncs nothing.
-func TestWriteSyncsFileThenDirectory(t *testing.T) {
-	dir := t.TempDir()
-	target := filepath.Join(dir, "sub", "f.txt")
-	if err := os.MkdirAll(filepath.Dir(target), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	calls := countSyncs(t, target)
-
-	d, err := OpenDisk([]string{dir}, DiskOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	const content = "the new content\n"
-	if err := d.WriteTextFile(t.Context(), target, content); err != nil {
-		t.Fatal(err)
-	}
-	want := []syncCall{
-		{dir: false, size: int64(len(content)), current: "old\n"},
-		{dir: true, current: content},
-	}
-	if got := *calls; len(got) != 2 || got[0] != want[0] || got[1].dir != want[1].dir || got[1].current != want[1].current {
-		t.Fatalf("a write made the syncs %+v, want the file's (all its bytes, before the rename) and then the directory's (after): %+v", got, want)
-	}
-
-	for _, opts := range []DiskOptions{{NoSync: true}, {NoSync: true, AllowHardLinks: true}} {
-		*calls = nil
-		nd, err := OpenDisk([]string{dir}, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer nd.Close()
-		narrowed, err := nd.Narrow([]string{filepath.Dir(target)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer narrowed.Close()
-		for i, w := range []*Disk{nd, narrowed} {
-			if err := w.WriteTextFile(t.Context(), target, content[:i+1]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if len(*calls) != 0 {
-			t.Errorf("%+v: writes made the syncs %+v, want none", opts, *calls)
-		}
-		if b, err := os.ReadFile(target); err != nil || string(b) != content[:2] {
-			t.Errorf("%+v: the file holds %q, %v", opts, b, err)
-		}
-	}
 }

@@ -1,0 +1,33 @@
+//go:build unix && (!linux || acpfs_portable)
+
+package runtime
+
+import (
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+)
+
+// renamesAcrossRoots says that renameBetween can move a directory or a
+// symlink from one root to another.
+const renamesAcrossRoots = true
+
+// renameBetween renames srel in sr to drel in dr, two roots: one renameat
+// between the handles of the two parent directories, each opened through
+// its root's os.Root, on single names, which rename never follows.
+func renameBetween(sr *diskRoot, srel string, dr *diskRoot, drel string) error {
+	sp, _, err := sr.openDir(filepath.Dir(srel))
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	dp, _, err := dr.openDir(filepath.Dir(drel))
+	if err != nil {
+		return err
+	}
+	defer dp.Close()
+	from, to := filepath.Base(srel), filepath.Base(drel)
+	return withFDs(sp, dp, func(sfd, dfd int) error {
+		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
+	})
+}

@@ -1,0 +1,157 @@
+package runtime
+
+import (
+	"path"
+	"strings"
+)
+
+// pathFlavor is the path syntax of one family of systems, and how a path is
+// matched to a root there. The functions that take one are pure, so the
+// syntax of every OS is tested on any OS; the running OS picks hostPaths
+// (path_windows.go, path_darwin.go, path_other.go).
+type pathFlavor uint8
+
+const (
+	// unixPaths: / is the only separator, and names are compared byte
+	// for byte. A backslash is an ordinary character of a name.
+	unixPaths pathFlavor = iota
+	// darwinPaths: unixPaths, but a path is matched to a root ignoring
+	// case, as macOS's usual file systems (APFS, HFS+) compare names.
+	darwinPaths
+	// windowsPaths: \ and / both separate; a path starts with a volume
+	// (C: or \\server\share); names are matched ignoring case; and the
+	// names Windows would not keep as given (reserved device names,
+	// streams, a trailing dot or space) are refused (pathwin.go).
+	windowsPaths
+)
+
+// foldsCase reports whether f matches a path to a root ignoring case.
+func (f pathFlavor) foldsCase() bool { return f != unixPaths }
+
+// sep is the separator f writes.
+func (f pathFlavor) sep() byte {
+	if f == windowsPaths {
+		return '\\'
+	}
+	return '/'
+}
+
+// isSep reports whether c separates names in f.
+func (f pathFlavor) isSep(c byte) bool { return c == '/' || c == '\\' && f == windowsPaths }
+
+// hasSepSuffix reports whether p ends in a separator or in a "."
+// component.
+func (f pathFlavor) hasSepSuffix(p string) bool {
+	p = strings.TrimSuffix(p, ".")
+	return p != "" && f.isSep(p[len(p)-1])
+}
+
+// isAbs reports whether p is absolute in f: it names the same file
+// whatever the working directory.
+func (f pathFlavor) isAbs(p string) bool {
+	if f != windowsPaths {
+		return strings.HasPrefix(p, "/")
+	}
+	v, err := parseWin(p)
+	return err == nil && v.kind == winAbsolute
+}
+
+// clean is filepath.Clean in f, for a path f deems absolute; any other
+// path is returned as it is.
+func (f pathFlavor) clean(p string) string {
+	if f != windowsPaths {
+		if !strings.HasPrefix(p, "/") {
+			return p
+		}
+		return path.Clean(p)
+	}
+	v, err := parseWin(p)
+	if err != nil || v.kind != winAbsolute {
+		return p
+	}
+	return winClean(v.volume, v.rest)
+}
+
+// root splits an absolute, clean path of f into its volume ("" outside
+// Windows) and the names after the first separator ("" for the root).
+func (f pathFlavor) root(p string) (volume, names string, ok bool) {
+	if f != windowsPaths {
+		names, ok = strings.CutPrefix(p, "/")
+		return "", names, ok
+	}
+	v, err := parseWin(p)
+	if err != nil || v.kind != winAbsolute {
+		return "", "", false
+	}
+	return v.volume, strings.TrimLeft(v.rest, `\/`), true
+}
+
+// sameName reports whether two names (or two volumes) of f are one.
+// Volumes are always compared ignoring case, as Windows does.
+func (f pathFlavor) sameName(a, b string) bool {
+	if f.foldsCase() {
+		return strings.EqualFold(a, b) // Unicode simple folding
+	}
+	return a == b
+}
+
+// within reports whether p lies in dir or is dir, in f, comparing whole
+// names (ignoring case where f does), never a string prefix. Both must
+// be absolute and clean. It returns the rest of p after dir's names ("."
+// for dir itself): a part of p as given, so a path that matches a root
+// only when case is ignored is resolved in the root with the case it was
+// written in.
+func (f pathFlavor) within(dir, p string) (string, bool) {
+	dvol, dnames, ok := f.root(dir)
+	if !ok {
+		return "", false
+	}
+	pvol, pnames, ok := f.root(p)
+	if !ok || !strings.EqualFold(dvol, pvol) { // "" outside Windows
+		return "", false
+	}
+	for dnames != "" {
+		if pnames == "" {
+			return "", false
+		}
+		dname, drest := f.cut(dnames)
+		pname, prest := f.cut(pnames)
+		if !f.sameName(dname, pname) {
+			return "", false
+		}
+		dnames, pnames = drest, prest
+	}
+	if pnames == "" {
+		return ".", true
+	}
+	return pnames, true
+}
+
+// cut splits names at its first separator.
+func (f pathFlavor) cut(names string) (first, rest string) {
+	for i := 0; i < len(names); i++ {
+		if f.isSep(names[i]) {
+			return names[:i], names[i+1:]
+		}
+	}
+	return names, ""
+}
+
+// expandHome returns p with a leading ~ standing for home: "~" is home,
+// and "~/x" (also "~\x" on Windows) is x in home. home must be absolute
+// in f; if it is not (or is empty), p is returned as it is. "~user/x" is
+// an ordinary relative name, as is a ~ anywhere else: a shell would look
+// up another user's home, which a server for one user has no business
+// reading.
+func (f pathFlavor) expandHome(home, p string) string {
+	if home == "" || !strings.HasPrefix(p, "~") || !f.isAbs(home) {
+		return p
+	}
+	if p == "~" {
+		return home
+	}
+	if f.isSep(p[1]) {
+		return home + p[1:]
+	}
+	return p
+}

@@ -18,10 +18,13 @@ const (
 	// darwinPaths: unixPaths, but a path is matched to a root ignoring
 	// case, as macOS's usual file systems (APFS, HFS+) compare names.
 	darwinPaths
-	// windowsPaths: \ and / both separate; a path starts with a volume
-	// (C: or \\server\share); names are matched ignoring case; and the
-	// names Windows would not keep as given (reserved device names,
-	// streams, a trailing dot or space) are refused (pathwin.go).
+	// windowsPaths: \ and / both separate; an absolute path starts with
+	// a drive (C:\) or a share (\\server\share\); \x is on the working
+	// directory's drive, and C:x relative to the working directory if it
+	// is on C:; names are matched ignoring case. Device paths (\\?\,
+	// \\.\), reserved device names (CON, nul.txt, COM1), streams
+	// (a.txt:s), names ending in a dot or a space and the characters
+	// Windows forbids are refused (pathwin.go). file:///C:/w is C:\w.
 	windowsPaths
 )
 
@@ -98,9 +101,9 @@ func (f pathFlavor) sameName(a, b string) bool {
 // within reports whether p lies in dir or is dir, in f, comparing whole
 // names (ignoring case where f does), never a string prefix. Both must
 // be absolute and clean. It returns the rest of p after dir's names ("."
-// for dir itself): a part of p as given, so a path that matches a root
-// only when case is ignored is resolved in the root with the case it was
-// written in.
+// for dir itself), a part of p as given, which os.Root then resolves in
+// dir: a match can only pick a root, never reach past it, even where a
+// volume's names are case-sensitive after all.
 func (f pathFlavor) within(dir, p string) (string, bool) {
 	dvol, dnames, ok := f.root(dir)
 	if !ok {

@@ -48,6 +48,54 @@ func errorResult(op, path string, err error) *mcp.CallToolResult {
 	return mcp.NewToolResultError(text)
 }
 
+// nameHomePaths makes every tool name a path argument written with a
+// leading ~ in both forms in its error results, as in "read ~/notes.txt
+// (/home/me/notes.txt): outside the allowed roots (/w)": the handlers name
+// the path they acted on, the expanded one, and the model should see what
+// its ~ became.
+func (b *binding) nameHomePaths() {
+	if b.home == "" {
+		return
+	}
+	for _, st := range b.srv.ListTools() {
+		next := st.Handler
+		b.srv.AddTool(st.Tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := next(ctx, req)
+			if args, ok := req.Params.Arguments.(map[string]any); ok && res != nil && res.IsError {
+				for _, key := range []string{"path", "source", "destination"} {
+					if given, ok := args[key].(string); ok {
+						nameGivenForm(res, given, b.expand(given), b.sess.WorkDir)
+					}
+				}
+			}
+			return res, err
+		})
+	}
+}
+
+// nameGivenForm rewrites "op path: cause", the text of the error result
+// res, as "op given (path): cause" when path is what the argument given
+// became: expanded, the ~ of given expanded, or expanded made absolute.
+func nameGivenForm(res *mcp.CallToolResult, given, expanded, workDir string) {
+	if expanded == given || len(res.Content) != 1 {
+		return
+	}
+	tc, ok := mcp.AsTextContent(res.Content[0])
+	if !ok {
+		return
+	}
+	forms := []string{expanded}
+	if abs, err := runtime.Abs(workDir, expanded); err == nil && abs != expanded {
+		forms = []string{abs, expanded}
+	}
+	for _, form := range forms {
+		if before, after, ok := strings.Cut(tc.Text, " "+form+": "); ok {
+			res.Content[0] = mcp.NewTextContent(before + " " + given + " (" + form + "): " + after)
+			return
+		}
+	}
+}
+
 // hint suggests a next step for a model, for the errors where one helps and
 // the error's own text does not already give it.
 func hint(op string, err error) string {

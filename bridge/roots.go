@@ -12,8 +12,7 @@ import (
 	"maps"
 	"mime"
 	"net/http"
-	"net/url"
-	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -435,17 +434,14 @@ func (b *binding) statelessRoots(next server.ToolHandlerFunc) server.ToolHandler
 	}
 }
 
-// fileURIPath returns the local path of a file:// URI.
+// fileURIPath returns the local path of a file URI, as the tools read one
+// ([runtime.Abs]): on Windows, file:///C:/w is C:\w.
 func fileURIPath(uri string) (string, bool) {
-	u, err := url.Parse(uri)
-	if err != nil || u.Scheme != "file" || u.Host != "" && u.Host != "localhost" {
+	if len(uri) < 5 || !strings.EqualFold(uri[:5], "file:") {
 		return "", false
 	}
-	p := filepath.FromSlash(u.Path)
-	if !filepath.IsAbs(p) {
-		return "", false
-	}
-	return filepath.Clean(p), true
+	p, err := runtime.Abs("", uri)
+	return p, err == nil
 }
 
 // RequestScopedRoots wraps next, mcp-go's Streamable HTTP handler for a

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -126,6 +127,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		timeout: opts.RootsTimeout,
 		clients: make(map[string]*clientRoots),
 	}
+	b.home, _ = os.UserHomeDir() // "" leaves ~ a name
 	hooks := &server.Hooks{}
 	srv := server.NewMCPServer(opts.Name, opts.Version,
 		server.WithToolCapabilities(false),
@@ -185,6 +187,7 @@ type binding struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	timeout time.Duration
+	home    string // the user's home directory, for a leading ~; "" if unknown
 
 	// inputSchemas are the tools' structured input schemas, by name; the
 	// server has them encoded (encodeInputSchemas). Written by NewServer.

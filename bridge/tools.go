@@ -26,6 +26,7 @@ func (b *binding) addTools() {
 	b.addFileTools()   // tools_files.go
 	b.addSearchTools() // tools_search.go
 	b.addResources()   // resources.go
+	b.nameHomePaths()  // errors.go
 }
 
 // hints sets every annotation of a tool explicitly, since mcp-go's defaults
@@ -153,7 +154,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read", args.Path, err), nil
 	}
@@ -198,7 +199,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := unliftArgument(ctx, &args.Content); err != nil { // lift.go
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("write", args.Path, err), nil
 	}

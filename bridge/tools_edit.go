@@ -292,7 +292,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 			return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 		}
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("edit", args.Path, err), nil
 	}
@@ -684,7 +684,7 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read media", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, args.Path)
+	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read media", args.Path, err), nil
 	}

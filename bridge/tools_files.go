@@ -308,12 +308,16 @@ func optional[T any](fsys runtime.FS, op, path, what string) (T, *mcp.CallToolRe
 // is one (with [mustBeDir] or [followedDir]), and only then. The tools
 // that take only a directory need not: they refuse anything else anyway.
 func (b *binding) abs(op, p string) (abs string, dir bool, res *mcp.CallToolResult) {
-	abs, err := runtime.Abs(b.sess.WorkDir, p)
+	abs, err := runtime.Abs(b.sess.WorkDir, b.expand(p))
 	if err != nil {
 		return "", false, errorResult(op, p, err)
 	}
-	return abs, runtime.NamesDir(p), nil
+	return abs, runtime.NamesDir(b.expand(p)), nil
 }
+
+// expand expands a leading ~ of a path argument to the user's home
+// directory ([runtime.ExpandHome]); the roots then apply as to any path.
+func (b *binding) expand(p string) string { return runtime.ExpandHome(b.home, p) }
 
 // notDirError refuses a path that ends in a separator but names something
 // other than a directory: POSIX's ENOTDIR. It matches fs.ErrInvalid.

@@ -212,7 +212,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 	dir = b.sess.WorkDir
 	if path != "" {
 		var err error
-		if dir, err = runtime.Abs(b.sess.WorkDir, path); err != nil {
+		if dir, err = runtime.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
 			return "", nil, nil, errorResult(op, path, err)
 		}
 	}
@@ -222,7 +222,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 		done()
 		return "", nil, nil, errorResult(op, dir, searchUnsupported)
 	}
-	if runtime.NamesDir(path) {
+	if runtime.NamesDir(b.expand(path)) {
 		if _, res := followedDir(ctx, f, op, dir); res != nil {
 			done()
 			return "", nil, nil, res

@@ -131,6 +131,10 @@ func (f *secFixture) outsideTree(t *testing.T) map[string]string {
 	return m
 }
 
+// home is the home directory of serve in the suite, where a leading ~
+// leads: the directory outside the root that holds secrets.
+func (f *secFixture) home() string { return f.base + "/outside" }
+
 // loadAttacks reads testdata/attacks.json and fills in its placeholders.
 func loadAttacks(t *testing.T, f *secFixture) []attack {
 	t.Helper()
@@ -160,10 +164,14 @@ func loadAttacks(t *testing.T, f *secFixture) []attack {
 }
 
 // resourceURI is the file:// URI of the attack's path: the path itself if
-// it is a URI, else the path (relative to the root) percent-encoded.
+// it is a URI (file:/abs too), else the path (relative to the root, a
+// leading ~ standing for base/outside) percent-encoded.
 func (f *secFixture) resourceURI(p string) string {
-	if strings.HasPrefix(strings.ToLower(p), "file://") {
+	if strings.HasPrefix(strings.ToLower(p), "file:/") {
 		return p
+	}
+	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') {
+		p = f.home() + rest
 	}
 	if !filepath.IsAbs(p) {
 		p = f.root + "/" + p
@@ -370,7 +378,7 @@ func runSecuritySuite(t *testing.T, mode string, target securityTarget, f *secFi
 func TestSecurityServe(t *testing.T) {
 	t.Parallel()
 	f := newSecFixture(t)
-	p := start(t, procOptions{dir: f.root}, "serve", "--root", f.root)
+	p := start(t, procOptions{dir: f.root, env: []string{"HOME=" + f.home()}}, "serve", "--root", f.root)
 	c := p.connect(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	runSecuritySuite(t, "serve", serveTarget{c}, f)
 	checkSwaps(t, serveTarget{c}, f)

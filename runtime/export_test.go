@@ -2,3 +2,10 @@ package runtime
 
 // ReadLines exposes the streaming line reader to the external tests.
 var ReadLines = readLines
+
+// MatchText exposes the streaming comparison with the disk to the
+// external tests.
+var MatchText = matchText
+
+// DiskCompares returns how many reads r compared with the disk.
+func DiskCompares(r *Router) int64 { return r.compared.Load() }

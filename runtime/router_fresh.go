@@ -14,8 +14,10 @@ import (
 // An editor reloads a buffer some time after the file changes on disk, so
 // a read through it just after a shell changed the file can return the old
 // text. The Router compares each read through the editor with the file on
-// disk: one open and stat, and a read of at most the editor's text (or
-// nothing, when the sizes already tell). When they differ and the file was
+// disk: one open and stat, and one read that stops as soon as the two
+// cannot match (nothing when the file is shorter than the text; at most
+// the text's length when the sizes are equal; about twice that for a
+// match of line endings alone). When they differ and the file was
 // modified within [ReloadOptions.Window], it asks the editor again, with
 // short waits, until the two agree or [ReloadOptions.Bound] has passed.
 

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -351,4 +354,68 @@ func (o oneByteReader) Read(p []byte) (int, error) {
 		p = p[:1]
 	}
 	return o.r.Read(p)
+}
+
+// BenchmarkRouterEditorRead reads a file through the editor, whose buffer
+// is the disk's (the common case): the editor's answer and the comparison
+// with the disk. The disk route is the reference.
+func BenchmarkRouterEditorRead(b *testing.B) {
+	for _, size := range []int{4 << 10, 1 << 20} {
+		content := strings.Repeat(strings.Repeat("y", 63)+"\n", size/64)
+		for _, route := range []string{"editor", "disk"} {
+			b.Run(fmt.Sprintf("%s/%dKiB", route, size>>10), func(b *testing.B) {
+				dir := b.TempDir()
+				p := filepath.Join(dir, "f.txt")
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					b.Fatal(err)
+				}
+				ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+				ed.Buffers.Set(p, content)
+				disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer disk.Close()
+				var client capabilities.Client
+				client.FS.ReadTextFile = route == "editor"
+				r := runtime.NewRouter(runtime.RouterOptions{
+					Disk:   disk,
+					Editor: runtime.NewEditor(dialFakeEditor(b, ed), runtime.EditorOptions{SessionID: fixedSession("s")}),
+					Client: client,
+				})
+				b.SetBytes(int64(size))
+				b.ReportAllocs()
+				for b.Loop() {
+					if read, err := r.ReadTextFileSource(b.Context(), p, 0, 0); err != nil || read.Disk != runtime.DiskSame {
+						b.Fatal(read.Disk, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkMatchText1MiB is the comparison alone, of a 1 MiB file on disk
+// with the same text.
+func BenchmarkMatchText1MiB(b *testing.B) {
+	content := strings.Repeat(strings.Repeat("y", 63)+"\n", 16384)
+	p := filepath.Join(b.TempDir(), "f.txt")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	b.SetBytes(int64(len(content)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			b.Fatal(err)
+		}
+		if m, err := runtime.MatchText(f, content, int64(len(content))); err != nil || m != runtime.DiskSame {
+			b.Fatal(m, err)
+		}
+	}
 }

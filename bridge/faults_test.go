@@ -517,7 +517,7 @@ func TestProxyEditorTimeouts(t *testing.T) {
 	req = r.editor.nextRequest(ctx)
 	time.Sleep(timeout / 4)
 	r.editor.reply(req.ID, map[string]any{"content": "slow\n"})
-	if o := awaitTool(t, call); o.failed || o.text != "slow\n" {
+	if o := awaitTool(t, call); o.failed || !strings.HasPrefix(o.text, "slow\n") {
 		t.Errorf("a read the editor answers slowly, in time: %v", o)
 	}
 
@@ -789,7 +789,7 @@ func TestProxyRefusesOverlongLines(t *testing.T) {
 	call = r.goTool(ctx, bridge.ReadTextFile, map[string]any{"path": filepath.Join(r.dir, "small.txt")})
 	req = r.editor.nextRequest(ctx)
 	r.editor.reply(req.ID, map[string]any{"content": "small\n"})
-	if o := awaitTool(t, call); o.failed || o.text != "small\n" {
+	if o := awaitTool(t, call); o.failed || !strings.HasPrefix(o.text, "small\n") {
 		t.Errorf("a read after the overlong lines: %v", o)
 	}
 }

@@ -103,13 +103,23 @@ type countedDisk struct {
 }
 
 func (d *countedDisk) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	d.wait()
+	return d.Disk.ReadTextFile(ctx, path, line, limit)
+}
+
+func (d *countedDisk) ReadTextFileSource(ctx context.Context, path string, line, limit int) (runtime.TextRead, error) {
+	d.wait()
+	return d.Disk.ReadTextFileSource(ctx, path, line, limit)
+}
+
+// wait holds a read while the fixture says so.
+func (d *countedDisk) wait() {
 	d.f.mu.Lock()
 	hold := d.f.hold
 	d.f.mu.Unlock()
 	if hold != nil {
 		<-hold
 	}
-	return d.Disk.ReadTextFile(ctx, path, line, limit)
 }
 
 func (d *countedDisk) Close() error {

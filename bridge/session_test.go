@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -46,6 +47,12 @@ func workspace(t *testing.T, ed *runtimetest.Editor, name string) string {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("// "+name+" on disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Saved an hour ago: the buffer has unsaved changes, and no reload
+	// of the file is pending.
+	saved := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "main.go"), saved, saved); err != nil {
 		t.Fatal(err)
 	}
 	ed.Buffers.Set(filepath.Join(dir, "main.go"), "// "+name+" unsaved\n")

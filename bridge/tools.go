@@ -7,6 +7,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
@@ -67,7 +68,11 @@ func (b *binding) readTool() mcp.Tool {
 		"The structured result repeats the text as content, with path, line (where it starts), " +
 		"lineCount (how many lines it has) and sha256: the hex SHA-256 of the whole file as read, " +
 		"whatever the range. Pass it as expectedHash to write_text_file or edit_text_file to have them " +
-		"refuse to write if the file has changed since."
+		"refuse to write if the file has changed since.\n\n" +
+		"Where the editor serves reads, the text is the editor's, unsaved changes included (source is editor). " +
+		"differsFromDisk tells whether it differs from the file on disk; a short note after the text says so too. " +
+		"A file just changed on disk (by a shell command, say) is read again until the editor has reloaded it, " +
+		"for up to half a second."
 	return mcp.NewTool(ReadTextFile,
 		mcp.WithToolTitle("Read text file"),
 		mcp.WithDescription(desc),
@@ -77,7 +82,7 @@ func (b *binding) readTool() mcp.Tool {
 			mcp.Description("The 1-based line to start at. 0 or absent means line 1.")),
 		mcp.WithInteger("limit", mcp.Min(1),
 			mcp.Description("The maximum number of lines to return. Absent means to the end of the file.")),
-		mcp.WithOutputSchema[readOutput](),
+		withOutputSchema(readSchema),
 		hints("Read text file", true, false, true),
 	)
 }
@@ -123,14 +128,47 @@ type writeArgs struct {
 	ExpectedHash string `json:"expectedHash"`
 }
 
-// readOutput is read_text_file's structured result.
+// readOutput is read_text_file's structured result; readSchema is its
+// schema.
 type readOutput struct {
-	Path      string `json:"path" jsonschema:"The absolute path of the file."`
-	Content   string `json:"content" jsonschema:"The text read: exactly the file's content for the range."`
-	SHA256    string `json:"sha256,omitempty" jsonschema:"The hex SHA-256 of the whole file as read, whatever the range; pass it as expectedHash to write_text_file or edit_text_file. Absent only when the whole file could not be hashed (for a range of a file too large to be read whole)."`
-	Line      int    `json:"line" jsonschema:"The 1-based line the content starts at."`
-	LineCount int    `json:"lineCount" jsonschema:"How many lines the content has (a last line without a line ending counts)."`
+	Path            string `json:"path"`
+	Content         string `json:"content"`
+	SHA256          string `json:"sha256,omitempty"`
+	Line            int    `json:"line"`
+	LineCount       int    `json:"lineCount"`
+	Source          string `json:"source,omitempty"`
+	DiffersFromDisk *bool  `json:"differsFromDisk,omitempty"`
+	DiskDifference  string `json:"diskDifference,omitempty"`
 }
+
+// What diskDifference says.
+const (
+	diffContent     = "content"
+	diffLineEndings = "lineEndings"
+	diffNotOnDisk   = "notOnDisk"
+)
+
+var readSchema = objectSchema(map[string]any{
+	"path":    map[string]any{"type": "string", "description": "The absolute path of the file."},
+	"content": map[string]any{"type": "string", "description": "The text read: exactly the file's content for the range."},
+	"sha256": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$",
+		"description": "The hex SHA-256 of the whole file as read, whatever the range; pass it as expectedHash to write_text_file or edit_text_file. " +
+			"Absent only when the whole file could not be hashed (for a range of a file too large to be read whole)."},
+	"line":      map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line the content starts at."},
+	"lineCount": map[string]any{"type": "integer", "minimum": 0, "description": "How many lines the content has (a last line without a line ending counts)."},
+	"source": map[string]any{"type": "string", "enum": []string{"editor", "disk"},
+		"description": "Where the text came from: editor (the editor's buffer, unsaved changes included) or disk. " +
+			"Absent when the session's files do not say."},
+	"differsFromDisk": map[string]any{"type": "boolean",
+		"description": "True when the text is not the file's content on disk: the editor has unsaved changes, " +
+			"or has not yet reloaded a file that changed on disk (a change made just now was waited for, briefly), " +
+			"or the file does not exist on disk; diskDifference says which. For a range, it is about the whole file. " +
+			"False when they are the same, and always when source is disk. Absent when the disk could not be read to compare."},
+	"diskDifference": map[string]any{"type": "string", "enum": []string{diffContent, diffLineEndings, diffNotOnDisk},
+		"description": "Present when differsFromDisk is true: content (unsaved changes in the editor, or a reload still pending), " +
+			"lineEndings (the same text, but the editor gives \\n line endings where the file on disk has \\r\\n or \\r), " +
+			"or notOnDisk (a new buffer that was never saved)."},
+}, "path", "content", "line", "lineCount")
 
 // writeOutput is write_text_file's structured result.
 type writeOutput struct {
@@ -160,35 +198,98 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	// A whole read is hashed from its own text. A range needs the hash of
-	// the whole file, taken first: if the file changes between the two,
-	// the hash is the older one, and a write with it is refused rather
-	// than let through on a stale read.
-	whole := args.Line <= 1 && args.Limit <= 0
-	var text, sum string
-	if hr, ok := fsys.(runtime.HashReadFS); ok && !whole {
-		// One pass through the route: one editor request for a range.
-		text, sum, err = hr.ReadTextFileHash(ctx, p, args.Line, args.Limit)
-	} else {
-		if !whole {
-			if h, herr := hashFile(ctx, fsys, p); herr == nil {
-				sum = h
-			} else {
-				b.log.Debug("read_text_file: no hash for a range", "path", p, "err", herr)
-			}
+	var out readOutput
+	var text string
+	if sr, ok := fsys.(runtime.SourceReadFS); ok {
+		read, rerr := sr.ReadTextFileSource(ctx, p, args.Line, args.Limit)
+		if rerr != nil {
+			return errorResult("read", p, rerr), nil
 		}
-		text, err = fsys.ReadTextFile(ctx, p, args.Line, args.Limit)
-	}
-	if err != nil {
+		text, out.SHA256 = read.Text, read.SHA256
+		describeOrigin(&out, read.Origin)
+	} else if text, out.SHA256, err = b.readHashed(ctx, fsys, p, args.Line, args.Limit); err != nil {
 		return errorResult("read", p, err), nil
 	}
-	if whole {
-		sum = runtime.HashText(text)
-	}
-	lines := countLines(text)
+	out.LineCount = countLines(text)
 	text = liftResult(ctx, text) // lift.go: spliced in by the transport
-	out := readOutput{Path: p, Content: text, SHA256: sum, Line: max(args.Line, 1), LineCount: lines}
-	return mcp.NewToolResultStructured(out, text), nil
+	out.Path, out.Content, out.Line = p, text, max(args.Line, 1)
+	res := mcp.NewToolResultStructured(out, text)
+	if note := originNote(out); note != "" {
+		// After the text, which stays exactly the file's, for the
+		// hosts that show a model only the text.
+		res.Content = append(res.Content, mcp.NewTextContent(note))
+	}
+	return res, nil
+}
+
+// readHashed reads lines [line, line+limit) of p from an FS that does not
+// say where its text comes from, and the hash of the whole file. A whole
+// read is hashed from its own text. A range needs the hash of the whole
+// file, taken first: if the file changes between the two, the hash is the
+// older one, and a write with it is refused rather than let through on a
+// stale read.
+func (b *binding) readHashed(ctx context.Context, fsys runtime.FS, p string, line, limit int) (text, sum string, err error) {
+	if line <= 1 && limit <= 0 {
+		text, err = fsys.ReadTextFile(ctx, p, line, limit)
+		if err != nil {
+			return "", "", err
+		}
+		return text, runtime.HashText(text), nil
+	}
+	if hr, ok := fsys.(runtime.HashReadFS); ok {
+		// One pass through the route: one editor request for a range.
+		return hr.ReadTextFileHash(ctx, p, line, limit)
+	}
+	if h, herr := hashFile(ctx, fsys, p); herr == nil {
+		sum = h
+	} else {
+		b.log.Debug("read_text_file: no hash for a range", "path", p, "err", herr)
+	}
+	text, err = fsys.ReadTextFile(ctx, p, line, limit)
+	if err != nil {
+		return "", "", err
+	}
+	return text, sum, nil
+}
+
+// describeOrigin fills in source, differsFromDisk and diskDifference.
+func describeOrigin(out *readOutput, o runtime.Origin) {
+	switch o.Route {
+	case capabilities.RouteEditor:
+		out.Source = "editor"
+	case capabilities.RouteDisk:
+		out.Source = "disk"
+	}
+	differs := true
+	switch o.Disk {
+	case runtime.DiskSame:
+		differs = false
+	case runtime.DiskDiffers:
+		out.DiskDifference = diffContent
+	case runtime.DiskLineEndings:
+		out.DiskDifference = diffLineEndings
+	case runtime.DiskMissing:
+		out.DiskDifference = diffNotOnDisk
+	default: // not compared
+		return
+	}
+	out.DiffersFromDisk = &differs
+}
+
+// originNote is the note that follows the text of a read whose text is
+// not the disk's, or "".
+func originNote(out readOutput) string {
+	switch out.DiskDifference {
+	case diffContent:
+		return "Note: read from the editor, whose text of this file differs from the file on disk " +
+			"(unsaved changes, or a reload still pending)."
+	case diffLineEndings:
+		return "Note: read from the editor, which gives this file \\n line endings where the file on disk has " +
+			"\\r\\n or \\r; the text is otherwise the same."
+	case diffNotOnDisk:
+		return "Note: read from the editor; this file does not exist on disk (a new, unsaved buffer)."
+	}
+	return ""
 }
 
 func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

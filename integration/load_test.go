@@ -553,8 +553,8 @@ func (ls *loadSession) check(c int, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return fmt.Errorf("result %s: %w", truncate(string(raw), 300), err)
 	}
-	if len(res.Content) != 1 || res.Content[0].Type != "text" {
-		return fmt.Errorf("result %s, want one text content", truncate(string(raw), 300))
+	if !oneText(res.Content) {
+		return fmt.Errorf("result %s, want one text content (and a read's note)", truncate(string(raw), 300))
 	}
 	text := res.Content[0].Text
 	if res.IsError {

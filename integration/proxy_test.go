@@ -324,10 +324,25 @@ func toolOf(t *testing.T, rep testagent.Report) toolResult {
 	if err := json.Unmarshal(rep.Result, &res); err != nil {
 		t.Fatalf("step %d: result %s: %v", rep.Step, rep.Result, err)
 	}
-	if len(res.Content) != 1 || res.Content[0].Type != "text" {
-		t.Fatalf("step %d: result %s, want one text content", rep.Step, rep.Result)
+	if !oneText(res.Content) {
+		t.Fatalf("step %d: result %s, want one text content (and a read's note)", rep.Step, rep.Result)
 	}
 	return res
+}
+
+// oneText reports a result content of one text, which a read whose text
+// is not the disk's follows with a note.
+func oneText(content []struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}) bool {
+	switch {
+	case len(content) == 0 || content[0].Type != "text":
+		return false
+	case len(content) == 2:
+		return content[1].Type == "text" && strings.HasPrefix(content[1].Text, "Note: read from the editor")
+	}
+	return len(content) == 1
 }
 
 // wantText fails the test unless the step's tool succeeded with text.
@@ -408,15 +423,21 @@ func tempDir(t *testing.T) string {
 	return dir
 }
 
-// putFiles writes files (relative path → content) under dir.
+// putFiles writes files (relative path → content) under dir, dated an
+// hour back: a buffer that differs has unsaved changes, and no reload of
+// the file is pending.
 func putFiles(t *testing.T, dir string, files map[string]string) {
 	t.Helper()
+	saved := time.Now().Add(-time.Hour)
 	for name, content := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, saved, saved); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -554,10 +554,17 @@ func testRead(t *testing.T, c *client.Client, tr tree) {
 				Line      int    `json:"line"`
 				LineCount int    `json:"lineCount"`
 				SHA256    string `json:"sha256"`
+				Source    string `json:"source"`
+				Differs   *bool  `json:"differsFromDisk"`
 			}
 			structured(t, res, &out)
+			if out.Differs == nil || *out.Differs {
+				t.Errorf("read %v: differsFromDisk %v, want false", tc.args, out.Differs)
+			}
+			out.Differs = nil
 			want := out
 			want.Path, want.Content, want.Line, want.LineCount, want.SHA256 = tc.file, tc.text, tc.line, tc.lineCount, sha256File(t, tc.file)
+			want.Source = "disk"
 			if out != want {
 				t.Errorf("read %v: structured %+v, want %+v", tc.args, out, want)
 			}

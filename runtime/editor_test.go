@@ -27,7 +27,7 @@ func (refuseRequests) Handle(ctx context.Context, c *jsonrpc2.Conn, r *jsonrpc2.
 
 // dialFakeEditor connects to a fake editor over an in-process pipe with the
 // real codec, and returns our side of the connection.
-func dialFakeEditor(t *testing.T, ed *runtimetest.Editor) *jsonrpc2.Conn {
+func dialFakeEditor(t testing.TB, ed *runtimetest.Editor) *jsonrpc2.Conn {
 	t.Helper()
 	a, b := net.Pipe()
 	ctx := context.WithoutCancel(t.Context())

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 )
@@ -32,9 +33,12 @@ type Router struct {
 	client capabilities.Client
 	policy capabilities.Policy
 	log    *slog.Logger
+	reload ReloadOptions
 
 	mu          sync.Mutex
 	unsupported [2]bool // by capabilities.Operation: the editor said -32601
+
+	compared atomic.Int64 // reads compared with the disk (router_fresh.go)
 }
 
 var _ FS = (*Router)(nil)
@@ -51,11 +55,15 @@ type RouterOptions struct {
 	Policy capabilities.Policy
 	// Log receives the fallback notices; nil means slog.Default().
 	Log *slog.Logger
+	// Reload tunes how a read through the editor waits for a reload of
+	// a file that changed on disk (router_fresh.go).
+	Reload ReloadOptions
 }
 
 // NewRouter returns a Router.
 func NewRouter(opts RouterOptions) *Router {
-	r := &Router{disk: opts.Disk, editor: opts.Editor, client: opts.Client, policy: opts.Policy, log: opts.Log}
+	r := &Router{disk: opts.Disk, editor: opts.Editor, client: opts.Client, policy: opts.Policy, log: opts.Log,
+		reload: opts.Reload.withDefaults()}
 	if r.editor == nil {
 		r.client.FS.ReadTextFile, r.client.FS.WriteTextFile = false, false
 	}
@@ -98,23 +106,32 @@ func (r *Router) fallBack(op capabilities.Operation, err error) {
 	}
 }
 
-// ReadTextFile implements [FS].
+// ReadTextFile implements [FS]. Through the editor, a text that differs
+// from the file on disk, which changed just now, is asked for again until
+// the editor has reloaded it, within a bound (router_fresh.go).
 func (r *Router) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	text, _, err := r.read(ctx, path, line, limit)
+	return text, err
+}
+
+// read is ReadTextFile, and says where the text came from.
+func (r *Router) read(ctx context.Context, path string, line, limit int) (string, Origin, error) {
 	switch r.Route(capabilities.OpRead) {
 	case capabilities.RouteEditor:
 		if err := r.disk.Check(path); err != nil {
-			return "", reop("read", err)
+			return "", Origin{}, reop("read", err)
 		}
-		text, err := r.editor.ReadTextFile(ctx, path, line, limit)
+		text, match, err := r.readEditor(ctx, path, line, limit)
 		if !isMethodNotFound(err) {
-			return text, err
+			return text, Origin{Route: capabilities.RouteEditor, Disk: match}, err
 		}
 		r.fallBack(capabilities.OpRead, err)
 		fallthrough
 	case capabilities.RouteDisk:
-		return r.disk.ReadTextFile(ctx, path, line, limit)
+		text, err := r.disk.ReadTextFile(ctx, path, line, limit)
+		return text, Origin{Route: capabilities.RouteDisk, Disk: DiskSame}, err
 	default:
-		return "", &fs.PathError{Op: "read", Path: path, Err: ErrNotAdvertised}
+		return "", Origin{}, &fs.PathError{Op: "read", Path: path, Err: ErrNotAdvertised}
 	}
 }
 

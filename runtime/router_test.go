@@ -27,6 +27,7 @@ func newRouterFixture(t *testing.T) *routerFixture {
 	t.Helper()
 	f := &routerFixture{dir: realTempDir(t), ed: &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}, logBuf: &bytes.Buffer{}}
 	writeFile(t, f.dir+"/main.go", "package main // on disk\n")
+	backdate(t, f.dir+"/main.go") // unsaved changes, not a reload pending
 	f.ed.Buffers.WriteTextFile(t.Context(), f.dir+"/main.go", "package main // unsaved buffer\n")
 	f.disk = openDisk(t, runtime.DiskOptions{}, f.dir)
 	return f

@@ -78,7 +78,10 @@ async function runScript(session, script) {
         name: call.name,
         arguments: call.arguments,
         isError: res.isError === true,
-        text: res.content.filter((c) => c.type === "text").map((c) => c.text).join(""),
+        // The first text is the result; a read whose text is not the
+        // disk's has a note after it.
+        text: res.content.find((c) => c.type === "text")?.text ?? "",
+        notes: res.content.slice(1).filter((c) => c.type === "text").map((c) => c.text),
         structuredContent: res.structuredContent,
       });
     }

@@ -92,9 +92,13 @@ const disk = {
   [out]: "on disk, untouched\n",
   [secret]: "outside secret\n",
 };
+// Saved an hour ago: a buffer that differs has unsaved changes, and no
+// reload of the file is pending.
+const saved = new Date(Date.now() - 3600e3);
 for (const [p, content] of Object.entries(disk)) {
   fs.mkdirSync(path.dirname(p), { recursive: true });
   fs.writeFileSync(p, content);
+  fs.utimesSync(p, saved, saved);
 }
 // The editor's unsaved buffers: what fs/read_text_file must see.
 const buffers = new Map([[notes, "one\ntwo\nthree\nfour\n"]]);
@@ -296,6 +300,13 @@ try {
     const sc = toolCalls[0].structuredContent;
     assert.equal(sc?.content, call(0), "structuredContent.content is not the text");
     assert.equal(sc.sha256, sha256(call(0)), "structuredContent.sha256 is not the buffer's SHA-256");
+    // And says it is the editor's, which differs from the disk, as a note
+    // after the text says too.
+    assert.equal(sc.source, "editor");
+    assert.equal(sc.differsFromDisk, true);
+    assert.equal(sc.diskDifference, "content");
+    assert.equal(toolCalls[0].notes.length, 1, `want one note, got ${JSON.stringify(toolCalls[0].notes)}`);
+    assert.match(toolCalls[0].notes[0], /differs from the file on disk/);
   });
   await check("read range (line 2, limit 2)", async () => {
     assert.equal(call(1), "two\nthree\n");

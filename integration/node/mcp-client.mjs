@@ -223,6 +223,8 @@ async function main() {
       line: 1,
       lineCount: 3,
       sha256: sha256(files[hello]),
+      source: "disk",
+      differsFromDisk: false,
     });
     assert.match(res.structuredContent.sha256, /^[0-9a-f]{64}$/);
   });

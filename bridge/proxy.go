@@ -45,6 +45,10 @@ type ProxyOptions struct {
 	// Bridge.MaxFileSize (an editor's answer to fs/read_text_file carries
 	// a whole file).
 	MaxLineSize int
+	// AgentTools says whether the agent's model is steered to the file
+	// tools in the sessions whose files go through the editor (see
+	// [AgentToolsAuto]).
+	AgentTools AgentTools
 }
 
 // RunProxy runs the ACP agent argv as a child process and stands between
@@ -74,6 +78,31 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	if opts.MaxLineSize <= 0 {
 		opts.MaxLineSize = MessageLimit(opts.Bridge.MaxFileSize)
 	}
+	readerOpts := func(label string) wire.ReaderOptions {
+		return wire.ReaderOptions{MaxLineSize: opts.MaxLineSize, Logger: log, Label: label}
+	}
+	editorIn := wire.NewReader(editor, readerOpts("editor"))
+	st := newSteer(opts, argv)
+	var first *pulled
+	if st.waitsForEditor() {
+		// The agent's command line depends on what the editor serves,
+		// which its first message, initialize, tells.
+		m, err := pullFirst(ctx, editorIn, editor)
+		if _, over := errors.AsType[*wire.OverlongError](err); err != nil && !over {
+			log.Debug("the editor closed the stream before initialize", "error", err)
+			editor.Close()
+			if ctx.Err() != nil {
+				return 1, nil
+			}
+			return 0, nil
+		}
+		first = &pulled{m, err}
+		if err == nil && m.Kind() == wire.KindRequest && m.Method == methodInitialize {
+			st.editorInitialized(m.Params)
+		}
+	}
+	argv, removeLaunchFiles := st.launchArgs(argv)
+	defer removeLaunchFiles()
 	agent, err := startAgent(argv, opts.AgentStderr)
 	if err != nil {
 		return 1, err
@@ -84,19 +113,17 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		agent:  newHop("agent", agent.stdin, trace),
 		trace:  trace,
 		log:    log,
+		steer:  st,
 	}
 	p.bridge = NewBridge(p.editor, opts.Bridge)
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
 	agentWriter := goDone(func() { p.agent.out.run() })
-	readerOpts := func(label string) wire.ReaderOptions {
-		return wire.ReaderOptions{MaxLineSize: opts.MaxLineSize, Logger: log, Label: label}
-	}
 	editorDone := make(chan error, 1)
 	agentDone := make(chan error, 1)
-	go func() { editorDone <- p.pump(wire.NewReader(editor, readerOpts("editor")), p.editor, p.agent) }()
-	go func() { agentDone <- p.pump(wire.NewReader(agent.stdout, readerOpts("agent")), p.agent, p.editor) }()
+	go func() { editorDone <- p.pump(editorIn, p.editor, p.agent, first) }()
+	go func() { agentDone <- p.pump(wire.NewReader(agent.stdout, readerOpts("agent")), p.agent, p.editor, nil) }()
 
 	code := 0
 	select {
@@ -199,12 +226,45 @@ type proxy struct {
 	bridge        *Bridge
 	trace         *tracer
 	log           *slog.Logger
+	steer         *steer
 }
 
-// pump handles the messages from one peer until its stream ends.
-func (p *proxy) pump(r *wire.Reader, from, to *hop) error {
-	for {
+// pulled is a message read before the proxy started, or the error
+// reading it.
+type pulled struct {
+	m   wire.Message
+	err error
+}
+
+// pullFirst reads the editor's first message. When ctx ends first, it
+// closes the editor's stream to end the read.
+func pullFirst(ctx context.Context, r *wire.Reader, editor io.Closer) (wire.Message, error) {
+	c := make(chan pulled, 1)
+	go func() {
 		m, err := r.Next()
+		c <- pulled{m, err}
+	}()
+	select {
+	case res := <-c:
+		return res.m, res.err
+	case <-ctx.Done():
+		editor.Close()
+		<-c
+		return wire.Message{}, ctx.Err()
+	}
+}
+
+// pump handles the messages from one peer until its stream ends, starting
+// with first if it is not nil.
+func (p *proxy) pump(r *wire.Reader, from, to *hop, first *pulled) error {
+	for {
+		var m wire.Message
+		var err error
+		if first != nil {
+			m, err, first = first.m, first.err, nil
+		} else {
+			m, err = r.Next()
+		}
 		if over, ok := errors.AsType[*wire.OverlongError](err); ok {
 			p.overlong(over, from, to)
 			continue
@@ -233,6 +293,7 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 		switch m.Method {
 		case methodInitialize:
 			p.bridge.Initialize(m.Params)
+			p.steer.editorInitialized(m.Params)
 		case methodSessionNew, methodSessionLoad, methodSessionResume, methodSessionFork:
 			rewritten, pr.session = p.inject(m)
 		case methodSessionClose:
@@ -292,7 +353,7 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 				p.log.Warn("the session request already has an MCP server of this name; the file tools' entry replaces it",
 					"method", m.Method, "name", entry.Name, "replaced", replaced)
 			}
-			return raw, s
+			return p.steer.session(raw), s
 		}
 	}
 	p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
@@ -466,6 +527,7 @@ func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
 	case methodInitialize:
 		if ok {
 			p.bridge.InitializeAgent(m.Result)
+			p.steer.agentInitialized(m.Result)
 		}
 	case methodSessionNew, methodSessionFork:
 		if pr.session == nil {

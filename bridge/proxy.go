@@ -23,6 +23,8 @@ const (
 	methodSessionResume = "session/resume"
 	methodSessionFork   = "session/fork"
 	methodSessionClose  = "session/close"
+	methodSessionUpdate = "session/update"
+	methodPermission    = "session/request_permission"
 )
 
 // DefaultStopGrace is how long the proxy gives the agent to exit after its
@@ -116,6 +118,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		steer:  st,
 	}
 	p.bridge = NewBridge(p.editor, opts.Bridge)
+	p.follow = &follower{server: st.server, cwd: p.sessionCwd, seen: map[string]json.RawMessage{}}
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
@@ -227,6 +230,16 @@ type proxy struct {
 	trace         *tracer
 	log           *slog.Logger
 	steer         *steer
+	follow        *follower // used by the agent's pump only
+}
+
+// sessionCwd returns the working directory of the session with ACP id id,
+// or "".
+func (p *proxy) sessionCwd(id string) string {
+	if ss := p.bridge.Sessions(id); len(ss) > 0 {
+		return ss[0].cwd
+	}
+	return ""
 }
 
 // pulled is a message read before the proxy started, or the error
@@ -288,7 +301,7 @@ func (p *proxy) pump(r *wire.Reader, from, to *hop, first *pulled) error {
 // other hop, rewriting session requests from the editor on the way.
 func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 	pr := &pendingRequest{method: m.Method, origin: m.ID}
-	var rewritten []byte // the message with another mcpServers, if any
+	var rewritten []byte // the message as changed, if it is
 	if from == p.editor {
 		switch m.Method {
 		case methodInitialize:
@@ -303,6 +316,8 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
 		}
+	} else if m.Method == methodPermission {
+		rewritten = p.follow.permission(m)
 	}
 	id, err := to.register(pr)
 	if err != nil {
@@ -418,6 +433,12 @@ func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, int, error) {
 // request by its id on the sender's hop; it is renamed to the id that
 // request has on the receiver's hop, or dropped if it was answered.
 func (p *proxy) forwardNotification(m wire.Message, to *hop) {
+	if m.Method == methodSessionUpdate && to == p.editor {
+		if line := p.follow.update(m); line != nil {
+			to.send(line)
+			return
+		}
+	}
 	if m.Method != methodCancelRequest {
 		to.send(m.Raw)
 		return

@@ -1,0 +1,154 @@
+package bridge
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+)
+
+func parseLine(t *testing.T, line string) wire.Message {
+	t.Helper()
+	m, err := wire.Parse([]byte(line))
+	if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return m
+}
+
+// The follower fills in kind and locations in the reports of calls to the
+// file tools, in the shapes the three agents send, and nothing else.
+func TestFollowerFillsKindAndLocations(t *testing.T) {
+	note := func(update string) string {
+		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + update + `}}`
+	}
+	for _, tc := range []struct {
+		name      string
+		line      string
+		kind      string // want; "" for unchanged
+		locations any    // want; nil for unchanged
+	}{
+		{"claude: tool_call, relative path, line",
+			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__read_text_file"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{"path":"src/a.go","line":12,"limit":5},"status":"pending","title":"mcp__acpfs__read_text_file","kind":"other","content":[]}`),
+			"read", []any{map[string]any{"path": "/w/src/a.go", "line": 12.0}}},
+		{"claude: tool_call_update of an edit",
+			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__edit_text_file"}},"toolCallId":"toolu_2","sessionUpdate":"tool_call_update","rawInput":{"path":"/w/b.go","edits":[]},"title":"mcp__acpfs__edit_text_file","kind":"other","content":[]}`),
+			"edit", []any{map[string]any{"path": "/w/b.go"}}},
+		{"codex: a move",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/move_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"move_file","arguments":{"source":"a","destination":"b/c"}}}`),
+			"move", []any{map[string]any{"path": "/w/b/c"}}},
+		{"codex: a search of the working directory",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"Tool: acpfs/grep","status":"in_progress","rawInput":{"server":"acpfs","tool":"grep","arguments":{"pattern":"x"}}}`),
+			"search", []any{map[string]any{"path": "/w"}}},
+		{"codex: a delete, arguments absent",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_3","title":"Tool: acpfs/delete_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"delete_file"}}`),
+			"delete", nil},
+		{"gemini: an in-progress call with its arguments as text",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"mcp_acpfs_write_text_file-1-1","status":"in_progress","title":"write_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/n.txt\",\"content\":\"x\"}"}}],"locations":[],"kind":"other"}`),
+			"edit", []any{map[string]any{"path": "/w/n.txt"}}},
+		{"locations the agent gave stay",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__acpfs__read_text_file","rawInput":{"path":"/w/a"},"kind":"read","locations":[{"path":"/elsewhere"}]}`),
+			"", nil},
+		{"another server's tool",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__git__read_text_file","rawInput":{"path":"/w/a"},"kind":"other"}`),
+			"", nil},
+		{"an unknown tool of ours",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__acpfs__nope","rawInput":{"path":"/w/a"},"kind":"other"}`),
+			"", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := &follower{server: "acpfs", cwd: func(s string) string { return map[string]string{"s1": "/w"}[s] }, seen: map[string]json.RawMessage{}}
+			m := parseLine(t, tc.line)
+			out := f.update(m)
+			if tc.kind == "" && tc.locations == nil {
+				if out != nil {
+					t.Errorf("changed to %s", out)
+				}
+				return
+			}
+			if out == nil {
+				t.Fatal("not changed")
+			}
+			var in, got map[string]any
+			json.Unmarshal([]byte(tc.line), &in)
+			if err := json.Unmarshal(out, &got); err != nil {
+				t.Fatalf("%s: %v", out, err)
+			}
+			gu := got["params"].(map[string]any)["update"].(map[string]any)
+			iu := in["params"].(map[string]any)["update"].(map[string]any)
+			if tc.kind != "" && gu["kind"] != tc.kind {
+				t.Errorf("kind %v, want %v", gu["kind"], tc.kind)
+			}
+			if tc.locations != nil && !reflect.DeepEqual(gu["locations"], tc.locations) {
+				t.Errorf("locations %#v, want %#v", gu["locations"], tc.locations)
+			}
+			if tc.locations == nil && !reflect.DeepEqual(gu["locations"], iu["locations"]) {
+				t.Errorf("locations changed to %#v", gu["locations"])
+			}
+			delete(gu, "kind")
+			delete(gu, "locations")
+			delete(iu, "kind")
+			delete(iu, "locations")
+			if !reflect.DeepEqual(in, got) {
+				t.Errorf("something else changed:\n%v\n%v", in, got)
+			}
+		})
+	}
+}
+
+// gemini sends the arguments once, in the permission request; its
+// tool_call_update when the call completes has kind "other" and empty
+// locations again, which would undo the first fill.
+func TestFollowerRemembersArguments(t *testing.T) {
+	f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+	perm := parseLine(t, `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":{"toolCallId":"c1","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"a.txt\",\"line\":3}"}}],"locations":[],"kind":"other"}}}`)
+	out := f.permission(perm)
+	var p struct {
+		ID     int `json:"id"`
+		Params struct {
+			ToolCall struct {
+				Kind      string            `json:"kind"`
+				Locations []json.RawMessage `json:"locations"`
+			} `json:"toolCall"`
+			Options []any `json:"options"`
+		} `json:"params"`
+	}
+	if err := json.Unmarshal(out, &p); err != nil || p.ID != 4 || p.Params.Options == nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	if p.Params.ToolCall.Kind != "read" || len(p.Params.ToolCall.Locations) != 1 || string(p.Params.ToolCall.Locations[0]) != `{"line":3,"path":"/w/a.txt"}` {
+		t.Errorf("permission toolCall: %s", out)
+	}
+	done := parseLine(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"not the arguments\"}"}}],"locations":[],"kind":"other"}}}`)
+	out = f.update(done)
+	var u struct {
+		Params struct {
+			Update struct {
+				Kind      string            `json:"kind"`
+				Locations []json.RawMessage `json:"locations"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	json.Unmarshal(out, &u)
+	if u.Params.Update.Kind != "read" || len(u.Params.Update.Locations) != 1 || string(u.Params.Update.Locations[0]) != `{"line":3,"path":"/w/a.txt"}` {
+		t.Errorf("completed update: %s", out)
+	}
+	if len(f.seen) != 0 {
+		t.Errorf("a completed call is still remembered: %v", f.seen)
+	}
+}
+
+// Notifications that are not tool calls are not decoded at all.
+func TestFollowerSkipsOtherUpdates(t *testing.T) {
+	f := &follower{server: "acpfs", seen: map[string]json.RawMessage{}}
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"mcp__acpfs__read_text_file"}}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"\"tool_call\" mcp__acpfs__read_text_file"}}}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"plan","entries":[]}}}`,
+	} {
+		if out := f.update(parseLine(t, line)); out != nil {
+			t.Errorf("%s changed to %s", line, out)
+		}
+	}
+}

@@ -55,10 +55,14 @@ type ProxyOptions struct {
 
 // RunProxy runs the ACP agent argv as a child process and stands between
 // it and the editor, which speaks ACP over editor. It forwards every
-// message in both directions unchanged, but for three things: each hop has
-// request ids of its own; initialize is read for the peers' capabilities;
-// and session/new, session/load, session/resume and session/fork get one
-// more MCP server, which serves that session's file tools (see [Bridge]).
+// message in both directions unchanged, but for these: each hop has
+// request ids of its own; initialize is read for the peers' capabilities
+// and the agent's identity; session/new, session/load, session/resume and
+// session/fork get one more MCP server, which serves that session's file
+// tools (see [Bridge]), and, with opts.AgentTools auto, the agent's profile
+// (profile.go, steer.go); and the agent's reports of calls to those tools
+// get their kind and locations (toolcall_update.go). An agent whose profile
+// goes on its command line starts once the editor has sent initialize.
 //
 // It returns when either peer is gone or ctx ends, having stopped the
 // agent and its process group: the exit code is 0 when the editor closed

@@ -152,3 +152,79 @@ func TestFollowerSkipsOtherUpdates(t *testing.T) {
 		}
 	}
 }
+
+// The sequences the agents send for one call, as recorded behind the
+// proxy (trimmed): once the arguments have come, every report that names
+// the call's kind or locations names the right ones, to the end.
+func TestFollowerRecordedSequences(t *testing.T) {
+	const upd = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`
+	const perm = `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":`
+	for _, tc := range []struct {
+		agent string
+		lines []string
+		kinds []string // after each line: the kind the editor sees ("" absent)
+		paths []string // after each line: the location path ("" none)
+	}{
+		{"claude-agent-acp", []string{
+			upd + `{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call","rawInput":{},"status":"pending","title":"mcp__acpfs__write_text_file","kind":"other","content":[]}}}`,
+			upd + `{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call_update","rawInput":{"content":"x\n","path":"/w/notes.txt"},"title":"mcp__acpfs__write_text_file","kind":"other","content":[]}}}`,
+			perm + `{"toolCallId":"call_2","rawInput":{"content":"x\n","path":"/w/notes.txt"},"title":"mcp__acpfs__write_text_file","kind":"other","content":[]}}}`,
+			upd + `{"_meta":{"claudeCode":{"toolResponse":"{}","toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call_update"}}}`,
+			upd + `{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"{}","content":[]}}}`,
+		}, []string{"edit", "edit", "edit", "edit", "edit"}, []string{"", "/w/notes.txt", "/w/notes.txt", "/w/notes.txt", "/w/notes.txt"}},
+		{"gemini-cli", []string{
+			perm + `{"toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/notes.txt\"}"}}],"locations":[],"kind":"other"}}}`,
+			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"completed","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"notes\n"}}],"locations":[],"kind":"other"}}}`,
+		}, []string{"read", "read"}, []string{"/w/notes.txt", "/w/notes.txt"}},
+		{"codex-acp", []string{
+			upd + `{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/read_text_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"read_text_file","arguments":{"path":"/w/notes.txt"}}}}}`,
+			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[],"rawOutput":{"content":[]}}}}`,
+		}, []string{"read", ""}, []string{"/w/notes.txt", ""}},
+	} {
+		t.Run(tc.agent, func(t *testing.T) {
+			f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+			for i, line := range tc.lines {
+				m := parseLine(t, line)
+				var out []byte
+				if m.Method == "session/request_permission" {
+					out = f.permission(m)
+				} else {
+					out = f.update(m)
+				}
+				if out == nil {
+					out = []byte(line)
+				}
+				var msg struct {
+					Params struct {
+						Update   *reported `json:"update"`
+						ToolCall *reported `json:"toolCall"`
+					} `json:"params"`
+				}
+				if err := json.Unmarshal(out, &msg); err != nil {
+					t.Fatalf("%s: %v", out, err)
+				}
+				r := msg.Params.Update
+				if r == nil {
+					r = msg.Params.ToolCall
+				}
+				path := ""
+				if len(r.Locations) > 0 {
+					path = r.Locations[0].Path
+				}
+				if r.Kind != tc.kinds[i] || path != tc.paths[i] {
+					t.Errorf("line %d: kind %q, location %q; want %q, %q\n%s", i+1, r.Kind, path, tc.kinds[i], tc.paths[i], out)
+				}
+			}
+			if len(f.seen) != 0 {
+				t.Errorf("calls still remembered after they ended: %v", f.seen)
+			}
+		})
+	}
+}
+
+type reported struct {
+	Kind      string `json:"kind"`
+	Locations []struct {
+		Path string `json:"path"`
+	} `json:"locations"`
+}

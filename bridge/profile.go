@@ -166,7 +166,7 @@ var profiles = []*profile{
 		// apply_patch is always on (codex-acp sets it for every session)
 		// and the shell stays: only the instruction steers it.
 		launch:      launchCodexConfig,
-		toolRef:     "%[2]s (of the %[1]s MCP server)",
+		toolRef:     "%[2]s", // in the mcp__SERVER namespace
 		avoidReads:  "shell commands such as cat, head or sed",
 		avoidWrites: "apply_patch or shell commands",
 	},
@@ -174,7 +174,7 @@ var profiles = []*profile{
 
 // unknownAgent is the profile of an agent the proxy does not know: it only
 // takes the standard systemPrompt, if it advertises it.
-var unknownAgent = &profile{name: "unknown", toolRef: "%[2]s (of the %[1]s MCP server)"}
+var unknownAgent = &profile{name: "unknown", toolRef: "%[2]s"}
 
 // profileByName returns the profile of the agent whose agentInfo.name is
 // name, or nil.
@@ -248,23 +248,24 @@ func contains(list []string, s string) bool {
 // the MCP server called server as p's model sees them; "" when the editor
 // covers nothing.
 func (p *profile) instruction(server string, cov coverage) string {
+	if !cov.has(coverReads) && !cov.has(coverWrites) {
+		return ""
+	}
 	ref := func(tool string) string { return fmt.Sprintf(p.toolRef, server, tool) }
 	var b strings.Builder
+	fmt.Fprintf(&b, "Use the tools of the %s MCP server for the user's files.", server)
 	if cov.has(coverReads) {
-		fmt.Fprintf(&b, "Read the user's files with %s (find them with %s and %s): it returns the text open in the user's editor, unsaved changes included.",
+		fmt.Fprintf(&b, " Read them with %s (find them with %s and %s): it returns the text open in the user's editor, unsaved changes included.",
 			ref(ReadTextFile), ref(Glob), ref(Grep))
 		if p.avoidReads != "" {
 			fmt.Fprintf(&b, " Do not read them with %s, which see only what is saved on disk.", p.avoidReads)
 		}
 	}
 	if cov.has(coverWrites) {
-		if b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "Change files with %s (exact replacements) or %s (whole files): the changes go into the user's editor, for the user to review.",
+		fmt.Fprintf(&b, " Change them with %s (exact replacements) or %s (whole files): the changes go into the user's editor, for the user to review.",
 			ref(EditTextFile), ref(WriteTextFile))
 		if p.avoidWrites != "" {
-			fmt.Fprintf(&b, " Do not change files with %s.", p.avoidWrites)
+			fmt.Fprintf(&b, " Do not change them with %s.", p.avoidWrites)
 		}
 	}
 	return b.String()

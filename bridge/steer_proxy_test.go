@@ -307,7 +307,7 @@ func TestProxyStartsCodexWithItsInstruction(t *testing.T) {
 		startSteerRig(t, bridge.ProxyOptions{}, []string{script, "-c", "model=m"}, bothFS, codexInfo, nil)
 		got := readArgs(t, args)
 		if len(got) != 4 || got[0] != "-c" || got[1] != "model=m" || got[2] != "-c" ||
-			!strings.HasPrefix(got[3], `developer_instructions="Read the user's files with read_text_file (of the acpfs MCP server)`) {
+			!strings.HasPrefix(got[3], `developer_instructions="Use the tools of the acpfs MCP server for the user's files. Read them with read_text_file`) {
 			t.Errorf("codex-acp's arguments: %q", got)
 		}
 	})

@@ -77,8 +77,9 @@ func strs(v any) []string {
 // editor's _meta and lists, and leave everything else in the request as
 // the editor sent it.
 func TestSteerSession(t *testing.T) {
-	claudeReads := "Read the user's files with mcp__acpfs__read_text_file (find them with mcp__acpfs__glob and mcp__acpfs__grep): it returns the text open in the user's editor, unsaved changes included."
-	claudeWrites := "Change files with mcp__acpfs__edit_text_file (exact replacements) or mcp__acpfs__write_text_file (whole files): the changes go into the user's editor, for the user to review."
+	const use = "Use the tools of the acpfs MCP server for the user's files. "
+	claudeReads := "Read them with mcp__acpfs__read_text_file (find them with mcp__acpfs__glob and mcp__acpfs__grep): it returns the text open in the user's editor, unsaved changes included."
+	claudeWrites := "Change them with mcp__acpfs__edit_text_file (exact replacements) or mcp__acpfs__write_text_file (whole files): the changes go into the user's editor, for the user to review."
 	type want struct {
 		disallowed []string // _meta.claudeCode.options.disallowedTools; nil: absent
 		prompt     any      // _meta.systemPrompt; nil: absent
@@ -96,33 +97,33 @@ func TestSteerSession(t *testing.T) {
 		want        want
 	}{
 		{name: "claude, both routes, no _meta", read: true, write: true, init: claudeInit,
-			want: want{disallowed: allClaude, prompt: map[string]any{"append": claudeReads + " " + claudeWrites}}},
+			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads + " " + claudeWrites}}},
 		{name: "claude merges with the editor's _meta", read: true, write: true, init: claudeInit,
 			meta: `{"other":[1],"claudeCode":{"options":{"model":"m","disallowedTools":["Bash","Edit"]}},"systemPrompt":{"append":"Be brief.","x":true}}`,
 			want: want{disallowed: []string{"Bash", "Edit", "Read", "Write", "MultiEdit", "NotebookEdit"},
-				prompt: map[string]any{"append": "Be brief.\n\n" + claudeReads + " " + claudeWrites, "x": true}}},
+				prompt: map[string]any{"append": "Be brief.\n\n" + use + claudeReads + " " + claudeWrites, "x": true}}},
 		{name: "claude keeps a prompt that replaces its own, and adds to it", read: true, write: true, init: claudeInit,
 			meta: `{"systemPrompt":"You are a poet.\n"}`,
-			want: want{disallowed: allClaude, prompt: "You are a poet.\n\n" + claudeReads + " " + claudeWrites}},
+			want: want{disallowed: allClaude, prompt: "You are a poet.\n\n" + use + claudeReads + " " + claudeWrites}},
 		{name: "claude, reads only: Read takes the editing tools with it", read: true, init: claudeInit,
-			want: want{disallowed: allClaude, prompt: map[string]any{"append": claudeReads}}},
+			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads}}},
 		{name: "claude, reads only, read-only tools: nothing can replace the editing tools", read: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: BridgeOptions{ReadOnly: true}},
-			want: want{prompt: map[string]any{"append": claudeReads}}},
+			want: want{prompt: map[string]any{"append": use + claudeReads}}},
 		{name: "claude, writes only: Read stays", write: true, init: claudeInit,
-			want: want{disallowed: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}, prompt: map[string]any{"append": claudeWrites}}},
+			want: want{disallowed: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}, prompt: map[string]any{"append": use + claudeWrites}}},
 		{name: "claude, writes only, read-only tools", write: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: BridgeOptions{ReadOnly: true}}, unchanged: true},
 		{name: "claude known by its command before initialize", read: true, write: true,
 			argv: []string{"npx", "@zed-industries/claude-agent-acp@0.23.1"},
-			want: want{disallowed: allClaude, prompt: map[string]any{"append": claudeReads + " " + claudeWrites}}},
+			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads + " " + claudeWrites}}},
 		{name: "claude's list that is not a list stays; the instruction still goes", read: true, write: true, init: claudeInit,
 			meta: `{"claudeCode":{"options":{"disallowedTools":"Bash"}}}`,
-			want: want{prompt: map[string]any{"append": claudeReads + " " + claudeWrites}}},
+			want: want{prompt: map[string]any{"append": use + claudeReads + " " + claudeWrites}}},
 		{name: "claude with the standard systemPrompt", read: true, write: true, init: claudeStandardInit,
 			meta: `{"systemPrompt":"mine"}`,
 			want: want{disallowed: allClaude, prompt: "mine",
-				standard: map[string]any{"mode": "append", "content": []any{map[string]any{"type": "text", "text": claudeReads + " " + claudeWrites}}}}},
+				standard: map[string]any{"mode": "append", "content": []any{map[string]any{"type": "text", "text": use + claudeReads + " " + claudeWrites}}}}},
 		{name: "disk route", read: true, write: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: BridgeOptions{Policy: capabilities.PolicyDisk}}, unchanged: true},
 		{name: "an editor without fs", init: claudeInit, unchanged: true},
@@ -134,13 +135,13 @@ func TestSteerSession(t *testing.T) {
 		{name: "codex: nothing in the session request", read: true, write: true, init: codexInit, unchanged: true},
 		{name: "an unknown agent with the standard systemPrompt", read: true, init: standardInit,
 			want: want{standard: map[string]any{"mode": "append", "content": []any{map[string]any{"type": "text",
-				"text": "Read the user's files with read_text_file (of the acpfs MCP server) (find them with glob (of the acpfs MCP server) and grep (of the acpfs MCP server)): it returns the text open in the user's editor, unsaved changes included."}}}}},
+				"text": use + "Read them with read_text_file (find them with glob and grep): it returns the text open in the user's editor, unsaved changes included."}}}}},
 		{name: "the editor's own standard systemPrompt is added to", read: true, init: standardInit,
 			opts:   ProxyOptions{Bridge: BridgeOptions{Name: "files"}},
 			system: `{"mode":"override","content":[{"type":"text","text":"mine"}],"_meta":{"k":1}}`,
 			want: want{standard: map[string]any{"mode": "override", "_meta": map[string]any{"k": 1.0}, "content": []any{
 				map[string]any{"type": "text", "text": "mine"},
-				map[string]any{"type": "text", "text": "Read the user's files with read_text_file (of the files MCP server) (find them with glob (of the files MCP server) and grep (of the files MCP server)): it returns the text open in the user's editor, unsaved changes included."}}}}},
+				map[string]any{"type": "text", "text": "Use the tools of the files MCP server for the user's files. Read them with read_text_file (find them with glob and grep): it returns the text open in the user's editor, unsaved changes included."}}}}},
 		{name: "a standard systemPrompt of an unknown mode stays", read: true, init: standardInit,
 			system: `{"mode":"_custom","content":[]}`, unchanged: true},
 	} {
@@ -317,7 +318,7 @@ denyMessage = "Use mcp_acpfs_read_text_file instead: it reads the text open in t
 		s := testSteer(t, ProxyOptions{}, []string{"codex-acp", "-c", "model=m"}, true, true, codexInit)
 		argv, cleanup := s.launchArgs([]string{"codex-acp", "-c", "model=m"})
 		defer cleanup()
-		want := []string{"codex-acp", "-c", "model=m", "-c", `developer_instructions="Read the user's files with read_text_file (of the acpfs MCP server) (find them with glob (of the acpfs MCP server) and grep (of the acpfs MCP server)): it returns the text open in the user's editor, unsaved changes included. Do not read them with shell commands such as cat, head or sed, which see only what is saved on disk. Change files with edit_text_file (of the acpfs MCP server) (exact replacements) or write_text_file (of the acpfs MCP server) (whole files): the changes go into the user's editor, for the user to review. Do not change files with apply_patch or shell commands."`}
+		want := []string{"codex-acp", "-c", "model=m", "-c", `developer_instructions="Use the tools of the acpfs MCP server for the user's files. Read them with read_text_file (find them with glob and grep): it returns the text open in the user's editor, unsaved changes included. Do not read them with shell commands such as cat, head or sed, which see only what is saved on disk. Change them with edit_text_file (exact replacements) or write_text_file (whole files): the changes go into the user's editor, for the user to review. Do not change them with apply_patch or shell commands."`}
 		if !slices.Equal(argv, want) {
 			t.Errorf("argv\n%q\nwant\n%q", argv, want)
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -26,7 +27,7 @@ import (
 // Bounds. An agent run takes 5 to 20 seconds on 2 cores; these only bound
 // how long a broken one can hang the suite.
 const (
-	runTimeout  = 40 * time.Second // one whole run, from start to the end of the prompt
+	runTimeout  = 90 * time.Second // one whole run, from start to the end of the prompt
 	exitTimeout = 20 * time.Second // from the editor's disconnecting to the exit
 	goneTimeout = 5 * time.Second  // for the agent's processes to be gone after that
 )
@@ -181,6 +182,10 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 		t.Fatalf("%s: session/prompt: %v", a.name, err)
 	}
 	r.stopReason = res.StopReason
+	if !slices.Contains(processesWith(runMarkerEnv+"="+marker), cmd.Process.Pid) {
+		// Else the check that none is left behind would prove nothing.
+		t.Errorf("process %d, running, is not found by its %s", cmd.Process.Pid, runMarkerEnv)
+	}
 	return r
 }
 

@@ -190,15 +190,18 @@ func profileByName(name string) *profile {
 }
 
 // profileByCommand returns the profile of the agent that argv runs, or nil.
-// It looks at every word that is not a flag, element by element, so that
+// It looks at the program and at every later word that is a path or a
+// scoped npm package (not a flag, and not a bare word, which may be any
+// flag's value), element by element, so that
 // /usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js and
 // npx @zed-industries/codex-acp@0.16.0 are both recognised.
 func profileByCommand(argv []string) *profile {
-	for _, word := range argv {
-		if strings.HasPrefix(word, "-") {
+	isSep := func(r rune) bool { return r == '/' || r == '\\' }
+	for i, word := range argv {
+		if i > 0 && (strings.HasPrefix(word, "-") || !strings.ContainsFunc(word, isSep)) {
 			continue
 		}
-		for _, elem := range strings.FieldsFunc(word, func(r rune) bool { return r == '/' || r == '\\' }) {
+		for _, elem := range strings.FieldsFunc(word, isSep) {
 			if at := strings.LastIndexByte(elem, '@'); at > 0 {
 				elem = elem[:at] // a package's version
 			}

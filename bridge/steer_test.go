@@ -227,6 +227,8 @@ func TestProfileByCommand(t *testing.T) {
 		{[]string{"node", "/x/node_modules/@google/gemini-cli/bundle/gemini.js", "--acp"}, "gemini-cli"},
 		{[]string{"npx", "@google/gemini-cli@0.61.0", "--experimental-acp"}, "gemini-cli"},
 		{[]string{"my-agent", "--model=gemini"}, ""},
+		{[]string{"my-agent", "--model", "gemini"}, ""},
+		{[]string{"sh", "-c", "codex-acp -c model=m"}, ""},
 		{[]string{"goose", "acp"}, ""},
 		{nil, ""},
 	} {

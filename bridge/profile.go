@@ -109,6 +109,10 @@ type profile struct {
 	// avoidReads and avoidWrites name, in the instruction, what the model
 	// should not read or change files with; empty when those tools go.
 	avoidReads, avoidWrites string
+	// writesGoWithReads says that the agent's writing tools go with its
+	// reading ones, so that the instruction names the writing file tools
+	// even when writes do not go through the editor.
+	writesGoWithReads bool
 }
 
 // A removal is a set of an agent's tools that the file tools replace when
@@ -145,9 +149,10 @@ var profiles = []*profile{
 			{need: coverReads | coverWriteTools, tools: append([]string{"Read"}, claudeEditTools...)},
 			{need: coverWrites, tools: claudeEditTools},
 		},
-		disallow:   []string{"_meta", "claudeCode", "options", "disallowedTools"},
-		metaPrompt: []string{"_meta", "systemPrompt"},
-		toolRef:    "mcp__%s__%s",
+		disallow:          []string{"_meta", "claudeCode", "options", "disallowedTools"},
+		metaPrompt:        []string{"_meta", "systemPrompt"},
+		toolRef:           "mcp__%s__%s",
+		writesGoWithReads: true,
 	},
 	{
 		name:       "gemini-cli",
@@ -264,12 +269,16 @@ func (p *profile) instruction(server string, cov coverage) string {
 			fmt.Fprintf(&b, " Do not read them with %s, which see only what is saved on disk.", p.avoidReads)
 		}
 	}
-	if cov.has(coverWrites) {
+	switch {
+	case cov.has(coverWrites):
 		fmt.Fprintf(&b, " Change them with %s (exact replacements) or %s (whole files): the changes go into the user's editor, for the user to review.",
 			ref(EditTextFile), ref(WriteTextFile))
 		if p.avoidWrites != "" {
 			fmt.Fprintf(&b, " Do not change them with %s.", p.avoidWrites)
 		}
+	case p.writesGoWithReads && cov.has(coverReads|coverWriteTools):
+		// The agent's own writing tools went with its reading ones.
+		fmt.Fprintf(&b, " Change them with %s (exact replacements) or %s (whole files).", ref(EditTextFile), ref(WriteTextFile))
 	}
 	return b.String()
 }

@@ -106,7 +106,8 @@ func TestSteerSession(t *testing.T) {
 			meta: `{"systemPrompt":"You are a poet.\n"}`,
 			want: want{disallowed: allClaude, prompt: "You are a poet.\n\n" + use + claudeReads + " " + claudeWrites}},
 		{name: "claude, reads only: Read takes the editing tools with it", read: true, init: claudeInit,
-			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads}}},
+			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads +
+				" Change them with mcp__acpfs__edit_text_file (exact replacements) or mcp__acpfs__write_text_file (whole files)."}}},
 		{name: "claude, reads only, read-only tools: nothing can replace the editing tools", read: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: BridgeOptions{ReadOnly: true}},
 			want: want{prompt: map[string]any{"append": use + claudeReads}}},

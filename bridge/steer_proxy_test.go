@@ -338,3 +338,48 @@ func TestProxyGivesGeminiAPolicy(t *testing.T) {
 		t.Errorf("the policy file outlived the proxy: %v", err)
 	}
 }
+
+// An agent that waits for the editor's initialize is never started when
+// the editor goes first, or the proxy is interrupted: the exit codes are
+// those of the editor closing the stream (0) and of an interruption (1).
+func TestProxyWaitingForTheEditor(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	defer goleak.VerifyNone(t, leaks)
+	for _, tc := range []struct {
+		name string
+		end  func(editor net.Conn, cancel context.CancelFunc)
+		code int
+	}{
+		{"the editor closes the stream", func(editor net.Conn, _ context.CancelFunc) { editor.Close() }, 0},
+		{"interrupted", func(_ net.Conn, cancel context.CancelFunc) { cancel() }, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			script, args := agentScript(t, "codex-acp")
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			edTest, edProxy := net.Pipe()
+			defer edTest.Close()
+			exited := make(chan int, 1)
+			go func() {
+				code, err := bridge.RunProxy(ctx, edProxy, []string{script}, bridge.ProxyOptions{
+					Bridge: bridge.BridgeOptions{Logger: slog.New(slog.DiscardHandler)}, AgentStderr: io.Discard})
+				if err != nil {
+					t.Errorf("RunProxy: %v", err)
+				}
+				exited <- code
+			}()
+			tc.end(edTest, cancel)
+			select {
+			case code := <-exited:
+				if code != tc.code {
+					t.Errorf("exit code %d, want %d", code, tc.code)
+				}
+			case <-time.After(hangGuard):
+				t.Fatal("the proxy did not exit")
+			}
+			if _, err := os.Stat(args); !os.IsNotExist(err) {
+				t.Errorf("the agent was started: %v", err)
+			}
+		})
+	}
+}

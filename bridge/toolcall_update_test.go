@@ -3,6 +3,7 @@ package bridge
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
@@ -227,4 +228,24 @@ type reported struct {
 	Locations []struct {
 		Path string `json:"path"`
 	} `json:"locations"`
+}
+
+// The cost per agent message: a message chunk is only scanned; a report of
+// a call to a file tool is decoded and rewritten.
+func BenchmarkFollower(b *testing.B) {
+	chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("Some words of the answer. ", 40) + `"}}}}`
+	call := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__read_text_file"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"path":"/w/src/a.go","line":12},"title":"mcp__acpfs__read_text_file","kind":"other","content":[]}}}`
+	for _, bc := range []struct{ name, line string }{{"chunk", chunk}, {"tool_call", call}} {
+		m, err := wire.Parse([]byte(bc.line))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bc.name, func(b *testing.B) {
+			f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+			b.SetBytes(int64(len(bc.line)))
+			for b.Loop() {
+				f.update(m)
+			}
+		})
+	}
 }

@@ -42,6 +42,7 @@ func TestRealAgents(t *testing.T) {
 				checkWriteInEditor(t, r)
 				checkToolCallUpdates(t, r)
 				checkOnlyKindAndLocations(t, r)
+				checkRecordedShapes(t, a, r)
 			})
 			t.Run("keep", func(t *testing.T) {
 				r := runAgent(t, a, runOptions{proxyFlags: []string{"--agent-tools", "keep"}})
@@ -314,8 +315,11 @@ func hasLocation(u map[string]any, path string) bool {
 // editor got is compared with the agent's, from the proxy's trace.
 func checkOnlyKindAndLocations(t *testing.T, r *run) {
 	t.Helper()
-	sent := agentToolCallMessages(t, r.trace)
-	var got []map[string]any
+	var sent, got []map[string]any
+	for _, m := range agentToolCallMessages(t, r.trace) {
+		params, _, _ := toolCallMessage(m)
+		sent = append(sent, params)
+	}
 	for _, m := range r.ed.Messages() {
 		if params, _, ok := toolCallMessage(m.Raw); ok {
 			got = append(got, params)

@@ -307,15 +307,15 @@ func toolCallMessage(raw []byte) (params, call map[string]any, ok bool) {
 	return nil, nil, false
 }
 
-// agentToolCallMessages returns, from the proxy's trace, the params of
-// the messages reporting tool calls as the agent sent them, in order.
-func agentToolCallMessages(t *testing.T, trace string) []map[string]any {
+// agentToolCallMessages returns, from the proxy's trace, the messages
+// reporting tool calls as the agent sent them, in order.
+func agentToolCallMessages(t *testing.T, trace string) []json.RawMessage {
 	t.Helper()
 	data, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out []map[string]any
+	var out []json.RawMessage
 	for _, line := range bytes.Split(data, []byte("\n")) {
 		var l struct {
 			Dir string          `json:"dir"`
@@ -324,8 +324,8 @@ func agentToolCallMessages(t *testing.T, trace string) []map[string]any {
 		if json.Unmarshal(line, &l) != nil || l.Dir != "from-agent" {
 			continue
 		}
-		if params, _, ok := toolCallMessage(l.Msg); ok {
-			out = append(out, params)
+		if _, _, ok := toolCallMessage(l.Msg); ok {
+			out = append(out, l.Msg)
 		}
 	}
 	return out

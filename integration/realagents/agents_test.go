@@ -127,7 +127,7 @@ func agentEnv(home, marker string, extra []string) []string {
 	drop := []string{
 		"MCP_ACPFS_", "HOME=", "XDG_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_",
 		"VERTEX", "IS_SANDBOX=", "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=", "ALL_PROXY=",
-		"all_proxy=", "NO_PROXY=", "no_proxy=", "NODE_OPTIONS=", "PATH=",
+		"all_proxy=", "NO_PROXY=", "no_proxy=", "NODE_OPTIONS=",
 	}
 	var env []string
 outer:
@@ -140,7 +140,6 @@ outer:
 		env = append(env, kv)
 	}
 	env = append(env,
-		"PATH="+os.Getenv("PATH"),
 		"HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME="+filepath.Join(home, ".cache"),

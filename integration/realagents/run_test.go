@@ -105,6 +105,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	cmd.Dir = ws
 	cmd.Env = agentEnv(home, marker, extra)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Wait returns when the output is closed by every process holding it;
+	// one that escaped the group must not hang the test.
+	cmd.WaitDelay = 2 * time.Second
 	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

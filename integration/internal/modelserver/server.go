@@ -81,8 +81,8 @@ type Reply struct {
 	Text string
 }
 
-// A Script chooses the reply to a model turn. It is called on the
-// server's goroutines, one request at a time.
+// A Script chooses the reply to a model turn. It is called one request at
+// a time, with the server's lock held: it must not call the server.
 type Script func(Request) Reply
 
 // Server is a running model server on 127.0.0.1.

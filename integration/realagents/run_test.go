@@ -8,10 +8,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"sync"
@@ -162,6 +164,11 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
+		for _, m := range launchFilePattern.FindAllStringSubmatch(stderr.String(), -1) {
+			if _, err := os.Stat(m[1]); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("the file the proxy wrote for the agent's launch, %s, is still there after it exited (%v)", m[1], err)
+			}
+		}
 		if got := r.ed.Unadvertised(); len(got) > 0 {
 			t.Errorf("the editor received fs methods it did not advertise: %v", got)
 		}
@@ -191,6 +198,10 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	}
 	return r
 }
+
+// launchFilePattern finds, in the proxy's log, a file it wrote for the
+// agent's command line (gemini-cli's policy file), which it must remove.
+var launchFilePattern = regexp.MustCompile(`policy=(\S+)`)
 
 // waitGone waits up to goneTimeout for every process carrying marker in
 // its environment to be gone, and returns those that are not.

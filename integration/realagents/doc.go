@@ -7,10 +7,12 @@
 // package.json.
 //
 // The scripted model reads a file through the acpfs tools, writes it, and
-// ends its turn. The tests check what the model was offered (its tools and
-// instructions), what it got back (the editor's buffer, not the disk), where
-// the write landed (the editor), what the editor was told about the tool
-// calls, and that no agent process is left behind.
+// ends its turn. The tests check what the model was offered (its tools,
+// against those the agent offers without the proxy, and its instructions),
+// what it got back (the editor's buffer, not the disk), where the write
+// landed (the editor), what the editor was told about the tool calls (kind
+// and locations filled in, nothing else changed, in the shapes recorded in
+// testdata), and that no process or file of a run is left behind.
 //
 // They need node_modules here (`npm ci --no-audit --no-fund`, linux-x64
 // only; it brings Node 22). Without it they skip, unless

@@ -53,5 +53,8 @@
 // message between editor and agent unchanged but for request ids (each hop
 // has its own, so the proxy's own fs requests to the editor never collide
 // with the agent's) and the MCP server entry it adds to session/new, load,
-// resume and fork.
+// resume and fork. For agents it knows (profile.go), it also steers their
+// model to the tools in sessions whose files go through the editor
+// (steer.go, steer_launch.go), and it fills in the kind and locations of
+// the agent's reports of calls to them (toolcall_update.go).
 package bridge

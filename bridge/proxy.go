@@ -23,6 +23,8 @@ const (
 	methodSessionResume = "session/resume"
 	methodSessionFork   = "session/fork"
 	methodSessionClose  = "session/close"
+	methodSessionUpdate = "session/update"
+	methodPermission    = "session/request_permission"
 )
 
 // DefaultStopGrace is how long the proxy gives the agent to exit after its
@@ -45,14 +47,22 @@ type ProxyOptions struct {
 	// Bridge.MaxFileSize (an editor's answer to fs/read_text_file carries
 	// a whole file).
 	MaxLineSize int
+	// AgentTools says whether the agent's model is steered to the file
+	// tools in the sessions whose files go through the editor (see
+	// [AgentToolsAuto]).
+	AgentTools AgentTools
 }
 
 // RunProxy runs the ACP agent argv as a child process and stands between
 // it and the editor, which speaks ACP over editor. It forwards every
-// message in both directions unchanged, but for three things: each hop has
-// request ids of its own; initialize is read for the peers' capabilities;
-// and session/new, session/load, session/resume and session/fork get one
-// more MCP server, which serves that session's file tools (see [Bridge]).
+// message in both directions unchanged, but for these: each hop has
+// request ids of its own; initialize is read for the peers' capabilities
+// and the agent's identity; session/new, session/load, session/resume and
+// session/fork get one more MCP server, which serves that session's file
+// tools (see [Bridge]), and, with opts.AgentTools auto, the agent's profile
+// (profile.go, steer.go); and the agent's reports of calls to those tools
+// get their kind and locations (toolcall_update.go). An agent whose profile
+// goes on its command line starts once the editor has sent initialize.
 //
 // It returns when either peer is gone or ctx ends, having stopped the
 // agent and its process group: the exit code is 0 when the editor closed
@@ -74,6 +84,31 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	if opts.MaxLineSize <= 0 {
 		opts.MaxLineSize = MessageLimit(opts.Bridge.MaxFileSize)
 	}
+	readerOpts := func(label string) wire.ReaderOptions {
+		return wire.ReaderOptions{MaxLineSize: opts.MaxLineSize, Logger: log, Label: label}
+	}
+	editorIn := wire.NewReader(editor, readerOpts("editor"))
+	st := newSteer(opts, argv)
+	var first *pulled
+	if st.waitsForEditor() {
+		// The agent's command line depends on what the editor serves,
+		// which its first message, initialize, tells.
+		m, err := pullFirst(ctx, editorIn, editor)
+		if _, over := errors.AsType[*wire.OverlongError](err); err != nil && !over {
+			log.Debug("the editor closed the stream before initialize", "error", err)
+			editor.Close()
+			if ctx.Err() != nil {
+				return 1, nil
+			}
+			return 0, nil
+		}
+		first = &pulled{m, err}
+		if err == nil && m.Kind() == wire.KindRequest && m.Method == methodInitialize {
+			st.editorInitialized(m.Params)
+		}
+	}
+	argv, removeLaunchFiles := st.launchArgs(argv)
+	defer removeLaunchFiles()
 	agent, err := startAgent(argv, opts.AgentStderr)
 	if err != nil {
 		return 1, err
@@ -84,19 +119,18 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		agent:  newHop("agent", agent.stdin, trace),
 		trace:  trace,
 		log:    log,
+		steer:  st,
 	}
 	p.bridge = NewBridge(p.editor, opts.Bridge)
+	p.follow = &follower{server: st.server, cwd: p.sessionCwd, seen: map[string]json.RawMessage{}}
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
 	agentWriter := goDone(func() { p.agent.out.run() })
-	readerOpts := func(label string) wire.ReaderOptions {
-		return wire.ReaderOptions{MaxLineSize: opts.MaxLineSize, Logger: log, Label: label}
-	}
 	editorDone := make(chan error, 1)
 	agentDone := make(chan error, 1)
-	go func() { editorDone <- p.pump(wire.NewReader(editor, readerOpts("editor")), p.editor, p.agent) }()
-	go func() { agentDone <- p.pump(wire.NewReader(agent.stdout, readerOpts("agent")), p.agent, p.editor) }()
+	go func() { editorDone <- p.pump(editorIn, p.editor, p.agent, first) }()
+	go func() { agentDone <- p.pump(wire.NewReader(agent.stdout, readerOpts("agent")), p.agent, p.editor, nil) }()
 
 	code := 0
 	select {
@@ -199,12 +233,55 @@ type proxy struct {
 	bridge        *Bridge
 	trace         *tracer
 	log           *slog.Logger
+	steer         *steer
+	follow        *follower // used by the agent's pump only
 }
 
-// pump handles the messages from one peer until its stream ends.
-func (p *proxy) pump(r *wire.Reader, from, to *hop) error {
-	for {
+// sessionCwd returns the working directory of the session with ACP id id,
+// or "".
+func (p *proxy) sessionCwd(id string) string {
+	if ss := p.bridge.Sessions(id); len(ss) > 0 {
+		return ss[0].cwd
+	}
+	return ""
+}
+
+// pulled is a message read before the proxy started, or the error
+// reading it.
+type pulled struct {
+	m   wire.Message
+	err error
+}
+
+// pullFirst reads the editor's first message. When ctx ends first, it
+// closes the editor's stream to end the read.
+func pullFirst(ctx context.Context, r *wire.Reader, editor io.Closer) (wire.Message, error) {
+	c := make(chan pulled, 1)
+	go func() {
 		m, err := r.Next()
+		c <- pulled{m, err}
+	}()
+	select {
+	case res := <-c:
+		return res.m, res.err
+	case <-ctx.Done():
+		editor.Close()
+		<-c
+		return wire.Message{}, ctx.Err()
+	}
+}
+
+// pump handles the messages from one peer until its stream ends, starting
+// with first if it is not nil.
+func (p *proxy) pump(r *wire.Reader, from, to *hop, first *pulled) error {
+	for {
+		var m wire.Message
+		var err error
+		if first != nil {
+			m, err, first = first.m, first.err, nil
+		} else {
+			m, err = r.Next()
+		}
 		if over, ok := errors.AsType[*wire.OverlongError](err); ok {
 			p.overlong(over, from, to)
 			continue
@@ -228,11 +305,12 @@ func (p *proxy) pump(r *wire.Reader, from, to *hop) error {
 // other hop, rewriting session requests from the editor on the way.
 func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 	pr := &pendingRequest{method: m.Method, origin: m.ID}
-	var rewritten []byte // the message with another mcpServers, if any
+	var rewritten []byte // the message as changed, if it is
 	if from == p.editor {
 		switch m.Method {
 		case methodInitialize:
 			p.bridge.Initialize(m.Params)
+			p.steer.editorInitialized(m.Params)
 		case methodSessionNew, methodSessionLoad, methodSessionResume, methodSessionFork:
 			rewritten, pr.session = p.inject(m)
 		case methodSessionClose:
@@ -242,6 +320,8 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
 		}
+	} else if m.Method == methodPermission {
+		rewritten = p.follow.permission(m)
 	}
 	id, err := to.register(pr)
 	if err != nil {
@@ -292,7 +372,7 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 				p.log.Warn("the session request already has an MCP server of this name; the file tools' entry replaces it",
 					"method", m.Method, "name", entry.Name, "replaced", replaced)
 			}
-			return raw, s
+			return p.steer.session(raw), s
 		}
 	}
 	p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
@@ -357,6 +437,12 @@ func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, int, error) {
 // request by its id on the sender's hop; it is renamed to the id that
 // request has on the receiver's hop, or dropped if it was answered.
 func (p *proxy) forwardNotification(m wire.Message, to *hop) {
+	if m.Method == methodSessionUpdate && to == p.editor {
+		if line := p.follow.update(m); line != nil {
+			to.send(line)
+			return
+		}
+	}
 	if m.Method != methodCancelRequest {
 		to.send(m.Raw)
 		return
@@ -466,6 +552,7 @@ func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
 	case methodInitialize:
 		if ok {
 			p.bridge.InitializeAgent(m.Result)
+			p.steer.agentInitialized(m.Result)
 		}
 	case methodSessionNew, methodSessionFork:
 		if pr.session == nil {

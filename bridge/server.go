@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
@@ -87,9 +89,39 @@ type Options struct {
 const DefaultRootsTimeout = 5 * time.Second
 
 // instructions is what the server tells a client about itself in the
-// handshake.
-const instructions = "Reads and writes text files of the user's workspace. " +
-	"Paths may be absolute or relative to the working directory; only files inside the allowed roots can be used."
+// handshake: which tool to use for what, and, when sess.FS routes reads or
+// writes to an editor (as a session of mcp-acpfs proxy does), that reads
+// see its unsaved buffers and writes land in it.
+func instructions(sess Files) string {
+	var b strings.Builder
+	b.WriteString("Tools for the files of the user's workspace. Paths may be absolute or relative to the working directory, " +
+		sess.WorkDir + "; only files inside the allowed roots can be used.\n" +
+		"- read_text_file reads a text file, or a range of its lines; read_media_file reads an image or another binary file.\n")
+	if !sess.ReadOnly {
+		b.WriteString("- edit_text_file changes part of a file by exact replacement; write_text_file creates a file or replaces all of it.\n")
+	}
+	b.WriteString("- glob finds files by name and grep searches their contents; list_directory, directory_tree and get_file_info show what is there. " +
+		"These look at the files as saved on disk.\n")
+	if !sess.ReadOnly {
+		b.WriteString("- create_directory, move_file and delete_file manage files and directories.\n")
+	}
+	r, ok := sess.FS.(interface {
+		Route(capabilities.Operation) capabilities.Route
+	})
+	reads := ok && r.Route(capabilities.OpRead) == capabilities.RouteEditor
+	writes := ok && !sess.ReadOnly && r.Route(capabilities.OpWrite) == capabilities.RouteEditor
+	if reads {
+		b.WriteString("Reads go through the user's editor: they return the text open there, unsaved changes included, " +
+			"which a shell or other file tools do not see.\n")
+	}
+	if writes {
+		b.WriteString("Writes and edits go into the user's editor, which shows them to the user for review.\n")
+	}
+	if reads || writes {
+		b.WriteString("Use these tools rather than any other way of reading or changing these files.\n")
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
 
 // NewServer returns an MCP server for one session's files, with the tools
 // read_text_file and, unless sess.ReadOnly, write_text_file. Arguments are
@@ -136,7 +168,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions),
+		server.WithInstructions(instructions(sess)),
 		server.WithLogger(slog.New(lowerInfo{logger.Handler()})),
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(b.statelessRoots),

@@ -17,16 +17,20 @@ var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--agent-tools auto|keep] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
-child, forwards every ACP message between the two unchanged, and adds an
-MCP server named NAME to every session the editor opens (session/new,
-load, resume and fork). That server's tools read and write the editor's
-files: through the editor's fs/read_text_file and fs/write_text_file where
-the editor advertised them, so reads see unsaved buffers and writes land in
-the editor, and on the local disk otherwise. Every path must lie inside the
+child, forwards every ACP message between the two, and adds an MCP server
+named NAME to every session the editor opens (session/new, load, resume
+and fork). That server's tools read and write the editor's files: through
+the editor's fs/read_text_file and fs/write_text_file where the editor
+advertised them, so reads see unsaved buffers and writes land in the
+editor, and on the local disk otherwise. Every path must lie inside the
 session's roots: its cwd, its additional directories and any --root.
+Where the editor serves files, the agent's model is also steered to those
+tools (see --agent-tools), and the agent's reports of calls to them get
+the kind and locations the editor needs to follow along. Nothing else in
+a message changes.
 
 The agent reaches the server over Streamable HTTP on loopback if it
 advertised mcpCapabilities.http, and otherwise by running this binary in
@@ -68,6 +72,29 @@ Flags:
 	as 500ms, 30s (the default) or 2m; 0 means no limit. When it passes,
 	the tool call fails with an error naming the request, the path and
 	the timeout, and the editor is sent $/cancel_request for it.
+  --agent-tools auto|keep
+	auto (the default) steers the agent's model to the file tools in
+	every session whose reads or writes go through the editor: the
+	agent's own file tools that the editor route replaces are turned
+	off, and its instructions say to read and write files through
+	NAME. Every change is merged with what the editor sent. Agents the
+	proxy knows, by agentInfo or by command:
+	  claude-agent-acp: _meta.claudeCode.options.disallowedTools gets
+	    Read, Write, Edit, MultiEdit and NotebookEdit (without Read the
+	    others fail, so they go together; when only writes go through
+	    the editor, Read stays), and _meta.systemPrompt.append the
+	    instruction.
+	  gemini-cli: when reads go through the editor, read_file and
+	    read_many_files are denied by a policy file given with
+	    --admin-policy (its write_file and replace already use the
+	    editor's fs methods, and stay). It is started once the editor
+	    has sent initialize.
+	  codex-acp: -c developer_instructions= gets the instruction
+	    (apply_patch and the shell cannot be turned off). It is started
+	    once the editor has sent initialize.
+	Any agent that advertises sessionCapabilities.systemPrompt gets the
+	instruction there instead. Other agents, and sessions on the disk
+	route, are left as they are. keep changes nothing.
   --trace FILE
 	append every message of both hops to FILE as JSON lines, with
 	direction and time. FILE is created with mode 0600: it holds file
@@ -94,6 +121,7 @@ type proxyConfig struct {
 	edTimeout   time.Duration
 	tracePath   string
 	level       levelFlag
+	agentTools  bridge.AgentTools
 }
 
 // proxyFlags returns the flags of proxy, which set cfg.
@@ -107,6 +135,7 @@ func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
 	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
+	fs.TextVar(&cfg.agentTools, "agent-tools", bridge.AgentToolsAuto, "auto or keep")
 	fs.StringVar(&cfg.tracePath, "trace", "", "append every message to this file")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
 	return fs
@@ -161,6 +190,7 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		Bridge:      cfg.bridgeOptions(logger),
 		Trace:       trace,
 		AgentStderr: e.stderr,
+		AgentTools:  cfg.agentTools,
 	})
 	if err != nil {
 		logger.Error("proxy failed", "error", err)

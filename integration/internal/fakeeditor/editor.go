@@ -327,7 +327,7 @@ func (e *Editor) serve(ctx context.Context, method string, params json.RawMessag
 	case runtime.MethodWriteTextFile:
 		advertised = e.opts.WriteTextFile
 	case "session/request_permission":
-		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow-once"}}, nil
+		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": allowOnce(params)}}, nil
 	default:
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Method not found"}
 	}
@@ -362,6 +362,24 @@ func (e *Editor) serve(ctx context.Context, method string, params json.RawMessag
 		return nil, runtimetest.ZedError(p.Path, line, err)
 	}
 	return nil, nil // Zed answers null
+}
+
+// allowOnce returns the id of the first option of kind allow_once that a
+// session/request_permission offers, or else "allow-once".
+func allowOnce(params json.RawMessage) string {
+	var p struct {
+		Options []struct {
+			OptionID string `json:"optionId"`
+			Kind     string `json:"kind"`
+		} `json:"options"`
+	}
+	json.Unmarshal(params, &p)
+	for _, o := range p.Options {
+		if o.Kind == "allow_once" {
+			return o.OptionID
+		}
+	}
+	return "allow-once"
 }
 
 // lockedWriter writes each Write whole, so that raw lines and the

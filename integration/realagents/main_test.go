@@ -1,0 +1,96 @@
+//go:build linux
+
+package realagents
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// binPath is the mcp-acpfs binary that TestMain built.
+var binPath string
+
+// raceEnabled is set by race_test.go; the binary is then built with the
+// race detector too.
+var raceEnabled bool
+
+// requireNodeEnv, set to 1, turns the skip of these tests when
+// node_modules is missing into a failure. CI sets it.
+const requireNodeEnv = "MCP_ACPFS_REQUIRE_NODE"
+
+func TestMain(m *testing.M) {
+	os.Exit(runMain(m))
+}
+
+func runMain(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "mcp-acpfs-realagents-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "realagents:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	binPath = filepath.Join(dir, "mcp-acpfs")
+	args := []string{"build", "-o", binPath}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	args = append(args, "github.com/mcp-acpfs/mcp-acpfs/cmd/mcp-acpfs")
+	build := exec.Command(goTool(), args...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintf(os.Stderr, "realagents: go %s: %v\n", strings.Join(args, " "), err)
+		return 1
+	}
+	return m.Run()
+}
+
+// goTool returns the go command that runs the tests.
+func goTool() string {
+	if goroot := os.Getenv("GOROOT"); goroot != "" {
+		if p := filepath.Join(goroot, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
+	return "go"
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
+}
+
+// nodeModules returns the absolute path of node_modules, skipping the
+// test when it lacks what the agents need, or failing it when
+// MCP_ACPFS_REQUIRE_NODE=1.
+func nodeModules(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("node_modules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var missing []string
+	for _, p := range []string{node22Rel, codexRel, geminiRel, claudeRel} {
+		if !fileExists(filepath.Join(dir, p)) {
+			missing = append(missing, p)
+		}
+	}
+	if len(missing) == 0 {
+		return dir
+	}
+	msg := fmt.Sprintf("the real-agent tests need integration/realagents/node_modules, which lacks %s "+
+		"(run `npm ci --no-audit --no-fund` in integration/realagents; it needs linux-x64)",
+		strings.Join(missing, ", "))
+	if runtime.GOARCH != "amd64" {
+		t.Skip(msg) // the pinned packages are linux-x64 ones
+	}
+	if os.Getenv(requireNodeEnv) == "1" {
+		t.Fatalf("%s; %s=1 requires them", msg, requireNodeEnv)
+	}
+	t.Skip(msg)
+	return ""
+}

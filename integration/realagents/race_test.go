@@ -1,0 +1,5 @@
+//go:build linux && race
+
+package realagents
+
+func init() { raceEnabled = true }

@@ -42,13 +42,17 @@ func platformPackage(t target) npmPlatform {
 }
 
 // writeNPM writes into dir the launcher package, mcp-acpfs, and the package
-// of each of picked, whose binaries are at binaries[t]. The launcher
-// depends on the packages of every target, as published.
-func writeNPM(dir string, info npmInfo, picked []target, binaries map[target]string) error {
+// of each of picked, whose binaries are at binaries[t]; each gets the
+// LICENSE file if files has it. The launcher depends on the packages of
+// every target, as published.
+func writeNPM(dir string, info npmInfo, files []string, picked []target, binaries map[target]string) error {
 	for _, t := range targets {
 		info.Platforms = append(info.Platforms, platformPackage(t))
 	}
-	license := slices.DeleteFunc([]string{"LICENSE"}, func(f string) bool { _, err := os.Stat(f); return err != nil })
+	var license []string
+	if slices.Contains(files, "LICENSE") {
+		license = []string{"LICENSE"}
+	}
 
 	launcher := filepath.Join(dir, "mcp-acpfs")
 	if err := render(filepath.Join(launcherDir, "package.json.tmpl"), filepath.Join(launcher, "package.json"), info); err != nil {
@@ -103,7 +107,8 @@ func render(tmpl, out string, data any) error {
 	return os.WriteFile(out, b.Bytes(), 0o644)
 }
 
-// copyFile copies from to the new file to, executable if from is.
+// copyFile copies from to the new file to, executable if from is or if it
+// goes into a bin directory.
 func copyFile(from, to string) error {
 	data, err := os.ReadFile(from)
 	if err != nil {
@@ -114,7 +119,7 @@ func copyFile(from, to string) error {
 		return err
 	}
 	mode := os.FileMode(0o644)
-	if st.Mode()&0o111 != 0 || strings.HasSuffix(to, ".exe") || filepath.Base(filepath.Dir(to)) == "bin" {
+	if st.Mode()&0o111 != 0 || filepath.Base(filepath.Dir(to)) == "bin" {
 		mode = 0o755
 	}
 	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {

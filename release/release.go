@@ -131,7 +131,7 @@ func run(ctx context.Context, opts options) error {
 		Version:  npmVersion(version),
 		License:  npmLicense(a.files),
 		Homepage: "https://" + module,
-	}, picked, binaries); err != nil {
+	}, a.files, picked, binaries); err != nil {
 		return err
 	}
 	slog.Info("release written", "dir", opts.out, "version", version, "targets", len(picked))

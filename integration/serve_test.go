@@ -1307,13 +1307,15 @@ func TestStdioBadRoot(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
-	code, stdout, stderr := runCommand(t, "version")
-	if code != 0 {
-		t.Fatalf("exit status %d, want 0; stderr:\n%s", code, stderr)
-	}
-	fields := strings.Fields(stdout)
-	if len(fields) != 2 || fields[0] != "mcp-acpfs" || !strings.HasSuffix(stdout, "\n") || strings.Count(stdout, "\n") != 1 {
-		t.Errorf("version printed %q, want one line \"mcp-acpfs VERSION\"", stdout)
+	for _, arg := range []string{"version", "--version"} {
+		code, stdout, stderr := runCommand(t, arg)
+		if code != 0 {
+			t.Fatalf("%s: exit status %d, want 0; stderr:\n%s", arg, code, stderr)
+		}
+		fields := strings.Fields(stdout)
+		if len(fields) != 2 || fields[0] != "mcp-acpfs" || !strings.HasSuffix(stdout, "\n") || strings.Count(stdout, "\n") != 1 {
+			t.Errorf("%s printed %q, want one line \"mcp-acpfs VERSION\"", arg, stdout)
+		}
 	}
 }
 

@@ -11,7 +11,7 @@
 //	                [--no-fsync] [--editor-timeout D] [--trace FILE]
 //	                [--log-level LEVEL] -- AGENT [ARGS...]
 //	mcp-acpfs relay
-//	mcp-acpfs version
+//	mcp-acpfs version (or --version)
 //	mcp-acpfs help [COMMAND]
 //
 // serve is an MCP server on local disk: it speaks MCP on standard input and
@@ -98,6 +98,8 @@ func run(ctx context.Context, args []string, e *env) int {
 	case "-h", "-help", "--help":
 		mainUsage(e.stderr)
 		return exitOK
+	case "-version", "--version":
+		return versionCmd.run(ctx, versionCmd, args[1:], e)
 	default:
 		c := lookup(name)
 		if c == nil {

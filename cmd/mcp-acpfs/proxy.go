@@ -157,6 +157,13 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		defer f.Close()
 		trace = f
 	}
+	// The editor that launched the proxy is gone: stop as on SIGTERM.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer watchParent(func() {
+		logger.Info("the parent process exited")
+		cancel()
+	})()
 	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
 		Bridge:      cfg.bridgeOptions(logger),
 		Trace:       trace,

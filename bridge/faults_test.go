@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	if sock := os.Getenv(faultAgentEnv); sock != "" {
 		os.Exit(runFaultAgent(sock))
 	}
+	if sock := os.Getenv(peerHelloEnv); sock != "" {
+		os.Exit(runPeerHello(sock))
+	}
 	os.Exit(m.Run())
 }
 

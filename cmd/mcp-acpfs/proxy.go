@@ -157,7 +157,8 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		defer f.Close()
 		trace = f
 	}
-	// The editor that launched the proxy is gone: stop as on SIGTERM.
+	// Should the editor that launched the proxy exit (watched on macOS and
+	// FreeBSD; elsewhere its end of stdin is the sign), stop as on SIGTERM.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	defer watchParent(func() {

@@ -10,11 +10,12 @@ import (
 	"time"
 )
 
-// An agentProcess is the ACP agent that the proxy runs as its child, in a
-// process group of its own, so that stopping it also stops whatever it
-// started (some agents relaunch themselves in a grandchild).
+// An agentProcess is the ACP agent that the proxy runs as its child, with
+// whatever it starts (some agents relaunch themselves in a grandchild) in
+// an agentTree, so that stopping it stops them all.
 type agentProcess struct {
 	cmd   *exec.Cmd
+	tree  *agentTree
 	stdin io.WriteCloser
 	// stdout is the read end of the agent's standard output. It is ours,
 	// not exec's: Wait would close a StdoutPipe as soon as the agent
@@ -34,10 +35,7 @@ func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{
-		Setpgid:   true,
-		Pdeathsig: syscall.SIGKILL, // should the proxy itself be killed
-	}
+	cmd.SysProcAttr = treeAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -55,7 +53,15 @@ func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
 		stdout.Close()
 		return nil, fmt.Errorf("start agent %q: %w", argv[0], err)
 	}
-	a := &agentProcess{cmd: cmd, stdin: stdin, stdout: stdout, exited: make(chan struct{})}
+	tree, err := newAgentTree(cmd.Process)
+	if err != nil {
+		cmd.Process.Kill()
+		cmd.Wait()
+		stdin.Close()
+		stdout.Close()
+		return nil, fmt.Errorf("start agent %q: %w", argv[0], err)
+	}
+	a := &agentProcess{cmd: cmd, tree: tree, stdin: stdin, stdout: stdout, exited: make(chan struct{})}
 	go func() {
 		a.err = cmd.Wait()
 		close(a.exited)
@@ -64,21 +70,26 @@ func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
 }
 
 // stop ends the agent: it closes its stdin, which is how an ACP agent is
-// told to finish, waits up to grace, then sends the group SIGTERM, waits a
-// little more, and then SIGKILL. After the agent has exited, anything left
-// in its group is killed too. stop returns the agent's exit status.
+// told to finish, waits up to grace, then interrupts the tree (SIGTERM,
+// or CTRL_BREAK on Windows), waits a little more, and then kills it. After
+// the agent has exited, anything left in its tree is killed too, and the
+// tree is let go. stop returns the agent's exit status.
 func (a *agentProcess) stop(grace time.Duration) error {
 	a.stdin.Close()
 	if !a.waitFor(grace) {
-		a.signalGroup(syscall.SIGTERM)
+		a.tree.interrupt()
 		if !a.waitFor(grace/2 + 100*time.Millisecond) {
-			a.signalGroup(syscall.SIGKILL)
+			a.tree.kill()
 			<-a.exited
 		}
 	}
-	a.signalGroup(syscall.SIGKILL) // orphans in the group, if any
+	a.tree.kill() // orphans in the tree, if any
+	a.tree.release()
 	return a.err
 }
+
+// killTree kills the agent and everything in its tree at once.
+func (a *agentProcess) killTree() { a.tree.kill() }
 
 // closeStdout closes the read end of the agent's stdout, which ends a
 // read that something outside the agent's process group holds open.
@@ -98,12 +109,6 @@ func (a *agentProcess) waitFor(d time.Duration) bool {
 	case <-t.C:
 		return false
 	}
-}
-
-func (a *agentProcess) signalGroup(sig syscall.Signal) {
-	// The group id is the agent's pid (Setpgid with Pgid 0). While any
-	// member lives the group keeps that id; once all are gone, ESRCH.
-	syscall.Kill(-a.cmd.Process.Pid, sig)
 }
 
 // exitCode is the agent's exit status as a process exit code: its own code,

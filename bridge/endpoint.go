@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
@@ -198,7 +197,9 @@ func (ep *httpEndpoint) close() error {
 }
 
 // unixEndpoint is the bridge's private unix socket for stdio relays, in a
-// directory only this user can enter.
+// directory only this user can enter (privateDir). A relay must also be
+// this user where the system says who the peer is (checkPeer), and present
+// a session's secret on every system.
 type unixEndpoint struct {
 	dir  string
 	path string
@@ -243,13 +244,9 @@ func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
 	if b.unix != nil {
 		return b.unix, nil
 	}
-	dir, err := os.MkdirTemp("", "mcp-acpfs-")
+	dir, err := privateDir()
 	if err != nil {
-		return nil, err
-	}
-	if err := os.Chmod(dir, 0o700); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
+		return nil, fmt.Errorf("make the relay socket's directory: %w", err)
 	}
 	ep := &unixEndpoint{dir: dir, path: filepath.Join(dir, "relay.sock")}
 	ep.ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: ep.path, Net: "unix"})
@@ -277,8 +274,8 @@ func (b *Bridge) serveRelay(conn *net.UnixConn) {
 		fmt.Fprintf(conn, "error: %s\n", reason)
 		conn.Close()
 	}
-	if uid, err := peerUID(conn); err != nil || uid != os.Getuid() {
-		fail("the peer is another user")
+	if err := checkPeer(conn); err != nil {
+		fail(err.Error())
 		return
 	}
 	conn.SetReadDeadline(time.Now().Add(b.handshakeTimeout()))
@@ -309,26 +306,6 @@ type bufferedConn struct {
 }
 
 func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
-
-// peerUID returns the user id of the process at the other end of conn.
-func peerUID(conn *net.UnixConn) (int, error) {
-	raw, err := conn.SyscallConn()
-	if err != nil {
-		return -1, err
-	}
-	var cred *syscall.Ucred
-	var credErr error
-	err = raw.Control(func(fd uintptr) {
-		cred, credErr = syscall.GetsockoptUcred(int(fd), syscall.SOL_SOCKET, syscall.SO_PEERCRED)
-	})
-	if err != nil {
-		return -1, err
-	}
-	if credErr != nil {
-		return -1, credErr
-	}
-	return int(cred.Uid), nil
-}
 
 func (ep *unixEndpoint) close() error {
 	err := ep.ln.Close()

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -47,6 +46,9 @@ const hangGuard = 30 * time.Second
 func TestMain(m *testing.M) {
 	if sock := os.Getenv(faultAgentEnv); sock != "" {
 		os.Exit(runFaultAgent(sock))
+	}
+	if sock := os.Getenv(peerHelloEnv); sock != "" {
+		os.Exit(runPeerHello(sock))
 	}
 	os.Exit(m.Run())
 }
@@ -410,8 +412,8 @@ func (r *faultRig) wait(why string) int {
 	select {
 	case code := <-r.exited:
 		r.exited <- code // for a later wait
-		if err := syscall.Kill(r.agentPID, 0); !errors.Is(err, syscall.ESRCH) {
-			r.t.Errorf("after %s, the agent (pid %d) is still there: %v", why, r.agentPID, err)
+		if !processGone(r.agentPID) {
+			r.t.Errorf("after %s, the agent (pid %d) is still there", why, r.agentPID)
 		}
 		return code
 	case <-time.After(hangGuard):
@@ -632,7 +634,7 @@ func TestProxyAgentCrashesMidPrompt(t *testing.T) {
 	call := r.goTool(ctx, bridge.ReadTextFile, map[string]any{"path": filepath.Join(r.dir, "a.txt")})
 	r.editor.nextRequest(ctx) // the tool's read, never answered
 
-	if err := syscall.Kill(r.agentPID, syscall.SIGKILL); err != nil {
+	if err := killProcess(r.agentPID); err != nil {
 		t.Fatal(err)
 	}
 	m := <-prompted
@@ -640,8 +642,8 @@ func TestProxyAgentCrashesMidPrompt(t *testing.T) {
 	if err != nil || !strings.Contains(e.Message, "the agent exited") {
 		t.Errorf("the prompt the agent left when it died ended with %s, want an error", m.Raw)
 	}
-	if code := r.wait("the agent was killed"); code != 128+int(syscall.SIGKILL) {
-		t.Errorf("the proxy exited with %d, want %d", code, 128+int(syscall.SIGKILL))
+	if code := r.wait("the agent was killed"); code != killedCode {
+		t.Errorf("the proxy exited with %d, want %d", code, killedCode)
 	}
 	// The tool call's session is gone with the proxy's bridge.
 	if o := awaitTool(t, call); !o.failed {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
@@ -151,7 +150,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		// Read what it wrote before it exited, which is still in the
 		// pipe, to the end. Whatever it left running in its group goes
 		// now: something there may hold its stdout open.
-		agent.signalGroup(syscall.SIGKILL)
+		agent.killTree()
 		drainAgent(agent, agentDone, opts.StopGrace)
 		code = p.agentGone(agent)
 	case <-ctx.Done():

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -451,9 +450,7 @@ func TestListDirectory(t *testing.T) {
 			f.writeFile(t, "dir/sub/deep.txt", "deep")
 			f.mkdir(t, "dir/empty")
 			f.symlink(t, "a.txt", "dir/link")
-			if err := syscall.Mkfifo(f.path("dir/fifo"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			mkfifo(t, f.path("dir/fifo"))
 			if err := os.Chtimes(f.path("dir/a.txt"), mtime, mtime); err != nil {
 				t.Fatal(err)
 			}

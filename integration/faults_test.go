@@ -69,11 +69,6 @@ func (r *xReader) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// peakRSS returns the peak resident set size of an exited process.
-func peakRSS(p *proc) int64 {
-	return p.cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
-}
-
 // rawMCP is an MCP client that writes raw lines to serve's stdin.
 type rawMCP struct {
 	t     *testing.T

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -61,6 +62,9 @@ func runMain(m *testing.M) int {
 	if raceEnabled {
 		args = append(args, "-race")
 	}
+	if tags := buildTags(); tags != "" {
+		args = append(args, "-tags", tags) // acpfs_portable reaches the binaries
+	}
 	args = append(args, mainPackage, testAgentPackage)
 	build := exec.Command(goTool(), args...)
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
@@ -69,6 +73,18 @@ func runMain(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// buildTags returns the -tags this test binary was built with.
+func buildTags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				return s.Value
+			}
+		}
+	}
+	return ""
 }
 
 // goTool returns the go command that runs the tests.

@@ -2,8 +2,10 @@ package integration
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -252,4 +254,54 @@ func holdSlow(method string, params json.RawMessage) bool {
 // isSlowRead is the editor's read of slow.txt.
 func isSlowRead(m fakeeditor.Message) bool {
 	return m.Method == "fs/read_text_file" && strings.Contains(string(m.Params), "slow.txt")
+}
+
+// TestProxyKilled: when the proxy itself is killed (SIGKILL), the agent
+// sees its input end and exits, and its relay with it. An agent that
+// ignores the end of its input is killed by the system where the proxy has
+// it die with the proxy: Pdeathsig on Linux and FreeBSD (not under the
+// acpfs_portable tag, which runs macOS's code), the job object on Windows,
+// which also takes a child the agent started. Elsewhere nothing outlives
+// the proxy to kill such a child.
+func TestProxyKilled(t *testing.T) {
+	forEachMode(t, func(t *testing.T, mode agentMode) {
+		for _, deaf := range []bool{false, true} {
+			if deaf && !agentDiesWithProxy() {
+				t.Log("an agent that ignores the end of its input outlives a killed proxy on this build")
+				continue
+			}
+			dir := tempDir(t)
+			putFiles(t, dir, diskFiles)
+			var flags []string
+			if deaf {
+				flags = []string{"-ignore-eof", "-ignore-term"}
+			}
+			steps := []testagent.Step{readStep("a.txt")}
+			if runtime.GOOS == "windows" {
+				steps = append(steps, testagent.Step{Spawn: &testagent.Spawn{}})
+			}
+			r := startProxy(t, proxyOptions{mode: mode, agentFlags: flags, editor: fakeeditor.Options{ReadTextFile: true, Buffers: buffers(dir, bufferFiles)}})
+			s := r.newSession(dir, nil)
+			wantText(t, r.mustPrompt(s, steps...)[1], "buffer a\n")
+			killPID(r.p.cmd.Process.Pid)
+			r.p.wait("the proxy was killed")
+			pids := r.knownPIDs()
+			if mode.name == "stdio" && len(pids) < 2 {
+				t.Errorf("want the agent and its relay among %v", pids)
+			}
+			wantGone(t, fmt.Sprintf("after the proxy was killed (the agent ignores the end of its input: %v)", deaf), pids...)
+		}
+	})
+}
+
+// agentDiesWithProxy reports whether the system kills the agent when the
+// proxy dies, whatever the agent does.
+func agentDiesWithProxy() bool {
+	switch runtime.GOOS {
+	case "windows":
+		return true
+	case "linux", "freebsd":
+		return !strings.Contains(buildTags(), "acpfs_portable")
+	}
+	return false
 }

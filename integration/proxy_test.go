@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,10 +9,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -100,7 +97,7 @@ func startProxy(t *testing.T, o proxyOptions) *proxyRun {
 		wantGone(t, "after the proxy exited", pids...)
 		for _, pid := range pids {
 			if alive(pid) {
-				syscall.Kill(pid, syscall.SIGKILL)
+				killPID(pid)
 			}
 		}
 		if strings.Contains(p.stderr.String(), "DATA RACE") {
@@ -492,27 +489,6 @@ func notInBuffers(t *testing.T, m *runtimetest.MemFS, path string) {
 }
 
 // Processes.
-
-// alive reports whether pid names a live process of this test's binaries
-// (the agent, its children, relays): not gone, not a zombie waiting for a
-// parent that may never reap it, and not a process that got the pid of one
-// that is gone.
-func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-		return false
-	}
-	proc := "/proc/" + strconv.Itoa(pid)
-	stat, err := os.ReadFile(proc + "/stat")
-	if errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	// pid (comm) state ...; comm may contain spaces and parentheses.
-	if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-		return false
-	}
-	exe, err := os.Readlink(proc + "/exe")
-	return err != nil || exe == testAgentPath || exe == binPath
-}
 
 // wantGone fails the test unless every process in pids is gone within a
 // few seconds.

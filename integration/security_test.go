@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -90,7 +89,7 @@ func newSecFixture(t *testing.T) *secFixture {
 		"sub/hardlink_sibling": func(at string) error {
 			return os.Link(filepath.Join(base, "project2", "secret.txt"), at)
 		},
-		"fifo": func(at string) error { return syscall.Mkfifo(at, 0o644) },
+		"fifo": mkfifo,
 		"sock": func(at string) error {
 			ln, err := net.Listen("unix", at)
 			if err == nil {

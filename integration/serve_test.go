@@ -121,7 +121,7 @@ func newTree(t *testing.T) tree {
 			t.Fatal(err)
 		}
 	}
-	if err := syscall.Mkfifo(filepath.Join(tr.root, "fifo"), 0o644); err != nil {
+	if err := mkfifo(filepath.Join(tr.root, "fifo")); err != nil {
 		t.Fatal(err)
 	}
 	return tr

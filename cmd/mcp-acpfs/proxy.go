@@ -186,6 +186,14 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		defer f.Close()
 		trace = f
 	}
+	// Should the editor that launched the proxy exit (watched on macOS and
+	// FreeBSD; elsewhere its end of stdin is the sign), stop as on SIGTERM.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer watchParent(func() {
+		logger.Info("the parent process exited")
+		cancel()
+	})()
 	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
 		Bridge:      cfg.bridgeOptions(logger),
 		Trace:       trace,

@@ -1,22 +1,25 @@
+//go:build unix && !acpfs_portable
+
 package main
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // nonblocking reports whether fd's open file has O_NONBLOCK set.
 func nonblocking(t *testing.T, fd int) bool {
 	t.Helper()
-	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
-	if errno != 0 {
-		t.Fatal(errno)
+	flags, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return flags&syscall.O_NONBLOCK != 0
+	return flags&unix.O_NONBLOCK != 0
 }
 
 // blockingFile makes a file of fd as a host gives standard input: blocking,
@@ -33,14 +36,17 @@ func blockingFile(t *testing.T, fd int, name string) *os.File {
 
 func TestPolledStdin(t *testing.T) {
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	if err := unix.Pipe(p[:]); err != nil {
 		t.Fatal(err)
 	}
 	pipeW := os.NewFile(uintptr(p[1]), "pipe writer")
 	defer pipeW.Close()
-	s, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	s, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for _, fd := range []int{p[0], p[1], s[0], s[1]} {
+		unix.CloseOnExec(fd)
 	}
 	sockW := os.NewFile(uintptr(s[1]), "socket peer")
 	defer sockW.Close()

@@ -15,7 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-
 )
 
 // Environment variables that carry a stdio entry's relay socket and secret.

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -162,6 +163,11 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if json.Unmarshal(body, &env) == nil {
 			modern = modern || mcp.IsModernProtocol(env.Params.Meta.ProtocolVersion())
 			initialize = env.Method == mcp.MethodInitialize
+			if fixedMethod(string(env.Method)) {
+				ctx, slot := withRPCErrorSlot(r.Context())
+				r = r.WithContext(ctx)
+				w = &fixingWriter{ResponseWriter: w, slot: slot, method: string(env.Method), raw: body, modern: modern}
+			}
 		}
 	case http.MethodGet, http.MethodDelete:
 	default:
@@ -217,3 +223,69 @@ type discardResponse struct{}
 func (discardResponse) Header() http.Header         { return http.Header{} }
 func (discardResponse) Write(b []byte) (int, error) { return len(b), nil }
 func (discardResponse) WriteHeader(int)             {}
+
+// fixingWriter gives the JSON-RPC error that mcp-go writes in answer to a
+// resource request its code and data (fixRPCError), and in the 2026-07-28
+// era the HTTP status that goes with the code. mcp-go writes the answer
+// as one JSON value, or as one event ("data: " and the value) of a stream.
+type fixingWriter struct {
+	http.ResponseWriter
+	slot   *rpcErrorSlot
+	method string
+	raw    []byte // the request
+	modern bool
+}
+
+func (w *fixingWriter) WriteHeader(code int) {
+	if fix := w.slot.fix.Load(); fix != nil && w.modern && code == http.StatusOK &&
+		!isEventStream(w.Header()) && fix.code != mcp.INTERNAL_ERROR {
+		code = http.StatusBadRequest // as mcp-go maps -32600 and -32602
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *fixingWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if i := bytes.Index(p, []byte("data: ")); i >= 0 && isEventStream(w.Header()) {
+		end := bytes.IndexByte(p[i:], '\n')
+		if end < 0 {
+			end = len(p) - i
+		}
+		data := w.fix(p[i+len("data: ") : i+end])
+		p = slices.Concat(p[:i+len("data: ")], data, p[i+end:])
+	} else if !isEventStream(w.Header()) {
+		p = w.fix(p)
+	}
+	if _, err := w.ResponseWriter.Write(p); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
+// fix returns msg, a JSON-RPC message, fixed if it is an error response.
+func (w *fixingWriter) fix(msg []byte) []byte {
+	var m struct {
+		JSONRPC string                   `json:"jsonrpc"`
+		ID      json.RawMessage          `json:"id"`
+		Error   *mcp.JSONRPCErrorDetails `json:"error"`
+	}
+	if !bytes.Contains(msg, []byte(`"error"`)) || json.Unmarshal(msg, &m) != nil || m.Error == nil {
+		return msg
+	}
+	if !fixRPCError(m.Error, w.slot, w.method, w.raw) {
+		return msg
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return msg
+	}
+	if bytes.HasSuffix(msg, []byte("\n")) {
+		b = append(b, '\n')
+	}
+	return b
+}
+
+func (w *fixingWriter) Flush() { http.NewResponseController(w.ResponseWriter).Flush() }
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *fixingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

@@ -398,7 +398,8 @@ func (c *conn) send(out outLine) {
 }
 
 // handleMessage runs srv.HandleMessage, answering a panic that escapes it
-// with an internal error instead of ending the process.
+// with an internal error instead of ending the process, and gives the
+// error of a resource request its code (fixRPCError).
 func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (resp mcp.JSONRPCMessage) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -410,7 +411,16 @@ func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (r
 			}
 		}
 	}()
-	return c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	if !fixedMethod(m.Method) {
+		return c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	}
+	ctx, slot := withRPCErrorSlot(ctx)
+	resp = c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	if e, ok := resp.(mcp.JSONRPCError); ok {
+		fixRPCError(&e.Error, slot, m.Method, raw)
+		resp = e
+	}
+	return resp
 }
 
 // overlong answers a message that was too long to read.

@@ -805,6 +805,14 @@ func (b *binding) createDirectory(ctx context.Context, req mcp.CallToolRequest) 
 	if res != nil {
 		return res, nil
 	}
+	// Whether the directory is new is told by a look before it is made:
+	// calls on the same path take turns, so that one of them alone finds
+	// it missing.
+	unlock, err := pathLocks.lock(ctx, p)
+	if err != nil {
+		return errorResult(op, p, err), nil
+	}
+	defer unlock()
 	out := createOutput{Path: p}
 	if sfs, ok := fsys.(runtime.StatFS); ok {
 		_, err := sfs.Stat(ctx, p)

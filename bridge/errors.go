@@ -92,9 +92,12 @@ const validationPrefix = "input schema validation failed"
 
 // rewriteValidationResult replaces the text of mcp-go's input validation
 // failures, such as "/line: &{Got:-1/1 Want:0/1}" (mcp-go v1.2.1 prints the
-// validator's error kinds with %+v), with one a model can act on. It runs
-// as an after-call-tool hook, so it sees the result mcp-go sends.
-func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any) {
+// validator's error kinds with %+v), with one a model can act on, which
+// names the path of the call (resolved against workDir) as every other
+// error does: "read /w/a.txt: invalid arguments for read_text_file: line
+// must be at least 0, not -1". It runs as an after-call-tool hook, so it
+// sees the result mcp-go sends.
+func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any, workDir string) {
 	res, ok := result.(*mcp.CallToolResult)
 	if !ok || !res.IsError || len(res.Content) != 1 {
 		return
@@ -107,7 +110,36 @@ func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any
 	if len(problems) == 0 {
 		return // keep mcp-go's text: something this package does not model
 	}
-	res.Content[0] = mcp.NewTextContent("invalid arguments for " + tool.Name + ": " + strings.Join(problems, "; "))
+	err := argError("invalid arguments for " + tool.Name + ": " + strings.Join(problems, "; "))
+	op, path := toolOps[tool.Name], argumentPath(req.Params.Arguments, workDir)
+	if op == "" || path == "" {
+		res.Content[0] = mcp.NewTextContent(err.Error())
+		return
+	}
+	res.Content[0] = errorResult(op, path, err).Content[0]
+}
+
+// toolOps are the operations that the tools' errors name.
+var toolOps = map[string]string{
+	ReadTextFile: "read", WriteTextFile: "write", EditTextFile: "edit", ReadMediaFile: "read media",
+	GetFileInfo: "stat", ListDirectory: "list", DirectoryTree: "tree", CreateDirectory: "mkdir",
+	MoveFile: "move", DeleteFile: "delete", Glob: Glob, Grep: Grep,
+}
+
+// argumentPath is the path a call's arguments name (path, or a move's
+// source), absolute as the tool would resolve it, or as given if it does
+// not resolve; "" if there is none.
+func argumentPath(args any, workDir string) string {
+	obj, _ := args.(map[string]any)
+	for _, name := range []string{"path", "source"} {
+		if p, ok := obj[name].(string); ok && p != "" {
+			if abs, err := runtime.Abs(workDir, p); err == nil {
+				return abs
+			}
+			return p
+		}
+	}
+	return ""
 }
 
 // argumentProblems checks args against the subset of JSON Schema that this

@@ -160,19 +160,23 @@ const MaxRequestBody = wire.DefaultMaxLineSize
 
 // MessageLimit is the longest MCP or ACP message, in bytes, that the
 // transports of a session with the file size limit maxFileSize accept
-// (zero or less means runtime.DefaultMaxFileSize): twice the limit and
-// 1 MiB, so that a write or a read of a file at the limit fits however
-// much of it JSON escapes, and never less than wire.DefaultMaxLineSize.
+// (zero or less means runtime.DefaultMaxFileSize): six times the limit
+// and 1 MiB, so that a write or a read of a file at the limit fits however
+// much of it JSON escapes (a control character becomes \u00XX, six bytes
+// for one), and never less than wire.DefaultMaxLineSize.
 func MessageLimit(maxFileSize int64) int {
 	if maxFileSize <= 0 {
 		maxFileSize = runtime.DefaultMaxFileSize
 	}
-	const most = math.MaxInt / 4
+	const most = math.MaxInt / 8
 	if maxFileSize > most {
 		maxFileSize = most
 	}
-	return max(wire.DefaultMaxLineSize, int(2*maxFileSize)+1<<20)
+	return max(wire.DefaultMaxLineSize, int(maxEscape*maxFileSize)+1<<20)
 }
+
+// maxEscape is the most bytes JSON can take for a byte of text: \u00XX.
+const maxEscape = 6
 
 // messageLimitOf is the MessageLimit of srv's file size limit if srv was
 // made by NewServer, and wire.DefaultMaxLineSize otherwise.

@@ -192,7 +192,7 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 	if got, want := bridge.MessageLimit(0), 64<<20; got != want {
 		t.Errorf("MessageLimit(0) = %d, want the default %d", got, want)
 	}
-	if got, want := bridge.MessageLimit(100<<20), 201<<20; got != want {
+	if got, want := bridge.MessageLimit(100<<20), 601<<20; got != want {
 		t.Errorf("MessageLimit(100 MiB) = %d, want %d", got, want)
 	}
 	if got := bridge.MessageLimit(math.MaxInt64); got <= 64<<20 {
@@ -228,6 +228,32 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 			t.Errorf("max file size %d: the file written %v (%d bytes, %v)", tc.maxFileSize, written, len(got), err)
 		}
 		d.Close()
+	}
+}
+
+// A file at the size limit fits in a message however much of it JSON
+// escapes: a write of 11 MiB of control characters, each one \u00XX (six
+// bytes) in the message, to a server whose file size limit is 11 MiB.
+func TestStdioFileAtTheLimitFitsEscaped(t *testing.T) {
+	const size = 11 << 20
+	dir := t.TempDir()
+	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: size, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	srv, err := bridge.NewServer(bridge.DiskFiles(d, false), bridge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toServer, r := rawStdio(t, srv)
+	go io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"ctl.txt","content":"`+
+		strings.Repeat(`\u0001`, size)+`"}}}`+"\n")
+	if _, resp := responseID(t, r); !strings.Contains(resp, `"bytesWritten":`+strconv.Itoa(size)) {
+		t.Errorf("the response %.300s, want the write done", resp)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "ctl.txt")); err != nil || info.Size() != size {
+		t.Errorf("ctl.txt: %v, %v", info, err)
 	}
 }
 

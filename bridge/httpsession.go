@@ -147,7 +147,8 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		body, err := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 		if err != nil {
-			break // mcp-go answers the failed read
+			g.next.ServeHTTP(w, r) // mcp-go answers the failed read
+			return
 		}
 		trimmed := bytes.TrimLeft(body, " \t\r\n")
 		if len(trimmed) > 0 && trimmed[0] == '[' {

@@ -151,30 +151,41 @@ func responseID(t *testing.T, r *bufio.Reader) (string, string) {
 	return string(m.ID), string(line)
 }
 
-// A request too long to read is answered with an error, and the stream
-// goes on.
+// A request too long to read is answered, and the stream goes on: a tool
+// call with a tool error that names the tool and the sizes (the model
+// that made the call sees it), any other request with a JSON-RPC error.
 func TestStdioOverlongRequest(t *testing.T) {
 	f := newFixture(t, false)
 	f.writeFile(t, "a.txt", "a\n")
 	toServer, r := rawStdio(t, f.srv)
 	go func() {
-		io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x.txt","content":"`)
 		chunk := strings.Repeat("x", 1<<20)
-		for range 65 {
-			if _, err := io.WriteString(toServer, chunk); err != nil {
-				return
+		for _, line := range [][2]string{
+			{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x.txt","content":"`, `"}}}`},
+			{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///`, `"}}`},
+		} {
+			io.WriteString(toServer, line[0])
+			for range 65 {
+				if _, err := io.WriteString(toServer, chunk); err != nil {
+					return
+				}
 			}
+			io.WriteString(toServer, line[1]+"\n")
 		}
-		io.WriteString(toServer, `"}}}`+"\n")
 		io.WriteString(toServer, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`+"\n")
 	}()
 	got := map[string]string{}
-	for len(got) < 2 {
+	for len(got) < 3 {
 		id, line := responseID(t, r)
 		got[id] = line
 	}
-	if !strings.Contains(got["5"], `"error"`) || !strings.Contains(got["5"], "exceeds the 64.0 MiB limit") {
-		t.Errorf("the overlong request's response: %.300s", got["5"])
+	if !strings.Contains(got["5"], `"isError":true`) ||
+		!strings.Contains(got["5"], "write_text_file: the call of 65.0 MiB exceeds the 64.0 MiB limit on one message") {
+		t.Errorf("the overlong tool call's response: %.300s", got["5"])
+	}
+	if !strings.Contains(got["7"], `"error"`) || !strings.Contains(got["7"], `request id 7 (\"resources/read\")`) ||
+		!strings.Contains(got["7"], "exceeds the 64.0 MiB limit") {
+		t.Errorf("the overlong request's response: %.300s", got["7"])
 	}
 	if !strings.Contains(got["6"], `"text":"a\n"`) {
 		t.Errorf("the next request's response: %.300s", got["6"])

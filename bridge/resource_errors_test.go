@@ -2,12 +2,15 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 )
@@ -134,4 +137,30 @@ func TestResourceErrorCodesHTTP(t *testing.T) {
 		}
 		return []byte(s)
 	})
+}
+
+// Over HTTP, a client with roots is asked for them on the response stream
+// of its resources/read, and the error then comes as an event of that
+// stream: it still gets its code (checked by the mcp-go client's reading
+// of it), and the narrowing applies.
+func TestResourceErrorCodesHTTPStream(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	roots := &clientRoots{}
+	roots.set(fileURI(f.path("a")))
+	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
+	read := func(p string) error {
+		var req mcp.ReadResourceRequest
+		req.Params.URI = fileURI(p)
+		_, err := c.ReadResource(t.Context(), req)
+		return err
+	}
+	if err := read(f.path("a/missing.txt")); !errors.Is(err, mcp.ErrResourceNotFound) {
+		t.Errorf("a missing file: %v, want resource not found", err)
+	}
+	if err := read(f.path("b/other.txt")); !errors.Is(err, mcp.ErrInvalidParams) {
+		t.Errorf("a file outside the client's roots: %v, want invalid params", err)
+	}
+	if n := roots.callCount(); n != 1 {
+		t.Errorf("roots asked %d times, want 1 (on the first read's stream)", n)
+	}
 }

@@ -57,7 +57,7 @@ func hint(op string, err error) string {
 	switch {
 	case errors.Is(err, errChanged):
 		return "read the file again and redo the change on what it holds now"
-	case errors.Is(err, runtime.ErrTooLarge), errors.Is(err, runtime.ErrBinary):
+	case errors.Is(err, runtime.ErrTooLarge):
 		if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok && tl.Read {
 			return "" // the message already says to read a range
 		}

@@ -34,13 +34,14 @@ const conformanceBaseline = "testdata/conformance-baseline.yml"
 type conformanceRun struct {
 	name string
 	cli  string   // relative to node/
+	spec string   // the revision, for a scenario run again alone
 	args []string // which scenarios
 }
 
 var conformanceRuns = []conformanceRun{
-	{"stable-2025-11-25", conformanceStable, []string{"--suite", "all", "--spec-version", "2025-11-25"}},
-	{"next-2025-11-25", conformanceNext, []string{"--requirements", "2025-11-25"}},
-	{"next-2026-07-28", conformanceNext, []string{"--requirements", "2026-07-28"}},
+	{"stable-2025-11-25", conformanceStable, "2025-11-25", []string{"--suite", "all", "--spec-version", "2025-11-25"}},
+	{"next-2025-11-25", conformanceNext, "2025-11-25", []string{"--requirements", "2025-11-25"}},
+	{"next-2026-07-28", conformanceNext, "2026-07-28", []string{"--requirements", "2026-07-28"}},
 }
 
 // A conformanceCheck is one entry of a scenario's checks.json.
@@ -62,6 +63,11 @@ func (c conformanceCheck) failing() bool {
 // --http (the suite speaks Streamable HTTP only), in both protocol eras.
 // Every failing check must be in the baseline, and every baseline entry
 // must still fail in some run: one that passes in every run is stale.
+//
+// A few checks give the server a fixed time (the suite reads a
+// subscriptions/listen stream for 800 ms), which a loaded machine can
+// miss; so a scenario with a check that fails unexpectedly is run once
+// more, alone, and fails the test only if it fails again.
 func TestConformance(t *testing.T) {
 	node := node22(t)
 	t.Parallel()
@@ -69,58 +75,85 @@ func TestConformance(t *testing.T) {
 	tr := newTree(t)
 	s := startHTTP(t, tr.root, nil, "--http-no-auth")
 
-	// failed and passed record the baseline entries that failed, and
-	// passed, in some run.
-	failed := map[string]bool{}
-	passed := map[string]bool{}
-	for _, run := range conformanceRuns {
+	suite := func(run conformanceRun, args ...string) (map[string][]conformanceCheck, string) {
 		out := t.TempDir()
-		begin := time.Now()
-		args := append([]string{run.cli, "server", "--url", s.url, "--output-dir", out}, run.args...)
+		args = append([]string{run.cli, "server", "--url", s.url, "--output-dir", out}, args...)
 		stdout, stderr, err := tryNode(t, node, args...)
-		t.Logf("%s: %v", run.name, time.Since(begin).Round(time.Millisecond))
 		results := readResults(t, out)
 		if len(results) == 0 {
 			t.Errorf("%s: no results (%v)\nstdout:\n%s\nstderr:\n%s", run.name, err, stdout, stderr)
-			continue
 		}
-		unexpected := 0
+		return results, stdout
+	}
+	o := conformanceOutcome{baseline: baseline, failed: map[string]bool{}, passed: map[string]bool{}}
+	for _, run := range conformanceRuns {
+		begin := time.Now()
+		results, stdout := suite(run, run.args...)
+		t.Logf("%s: %v", run.name, time.Since(begin).Round(time.Millisecond))
+		failedRun := false
 		for _, sc := range slices.Sorted(maps.Keys(results)) {
-			for _, c := range results[sc] {
-				key := sc + ":" + c.ID
-				entry := key
-				if _, ok := baseline[sc]; ok {
-					entry = sc
-				}
-				_, listed := baseline[entry]
-				switch {
-				case c.failing() && listed:
-					failed[entry] = true
-				case c.failing():
-					unexpected++
-					t.Errorf("%s: %s %s (%s): %s", run.name, c.Status, key, c.Description, c.ErrorMessage)
-				case c.Status == "SUCCESS" && listed && entry == key:
-					passed[entry] = true
-				}
+			bad := o.record(sc, results[sc])
+			if len(bad) == 0 {
+				continue
 			}
-			if _, ok := baseline[sc]; ok && !slices.ContainsFunc(results[sc], conformanceCheck.failing) {
-				passed[sc] = true
+			again, _ := suite(run, "--scenario", sc, "--spec-version", run.spec)
+			if badAgain := o.record(sc, again[sc]); len(again[sc]) > 0 && len(badAgain) == 0 {
+				t.Logf("%s: %s failed (%s), and passed when run again alone", run.name, sc, bad[0])
+				continue
 			}
+			for _, b := range bad {
+				t.Errorf("%s: %s", run.name, b)
+			}
+			failedRun = true
 		}
-		if unexpected > 0 {
+		if failedRun {
 			t.Logf("%s stdout:\n%s", run.name, stdout)
 		}
 	}
 	for _, entry := range slices.Sorted(maps.Keys(baseline)) {
 		switch {
-		case failed[entry]:
-		case passed[entry]:
+		case o.failed[entry]:
+		case o.passed[entry]:
 			t.Errorf("stale baseline entry %s: it passes now; remove it from %s", entry, conformanceBaseline)
-		case !failed[entry]:
+		default:
 			t.Errorf("baseline entry %s matches no check of any run; remove it from %s", entry, conformanceBaseline)
 		}
 	}
 	s.stop()
+}
+
+// conformanceOutcome gathers the baseline entries that failed, and that
+// passed, in some run.
+type conformanceOutcome struct {
+	baseline       map[string]string
+	failed, passed map[string]bool
+}
+
+// record records the checks of scenario sc, and returns those that fail
+// without a baseline entry, described.
+func (o *conformanceOutcome) record(sc string, checks []conformanceCheck) []string {
+	var bad []string
+	_, whole := o.baseline[sc]
+	for _, c := range checks {
+		key := sc + ":" + c.ID
+		entry := key
+		if whole {
+			entry = sc
+		}
+		_, listed := o.baseline[entry]
+		switch {
+		case c.failing() && listed:
+			o.failed[entry] = true
+		case c.failing():
+			bad = append(bad, fmt.Sprintf("%s %s (%s): %s", c.Status, key, c.Description, c.ErrorMessage))
+		case c.Status == "SUCCESS" && listed && !whole:
+			o.passed[entry] = true
+		}
+	}
+	if whole && len(checks) > 0 && !slices.ContainsFunc(checks, conformanceCheck.failing) {
+		o.passed[sc] = true
+	}
+	return bad
 }
 
 // baselineLine is an entry of the baseline: "  - scenario  # reason" or

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/mark3labs/mcp-go/server"
 )
 
 // Environment variables that carry a stdio entry's relay socket and secret.
@@ -123,11 +121,7 @@ func (s *Session) StdioEntry() (MCPServerEntry, error) {
 // httpHandler serves the session over Streamable HTTP.
 func (s *Session) httpHandler() http.Handler {
 	s.httpOnce.Do(func() {
-		s.httpSrv = server.NewStreamableHTTPServer(s.mcp,
-			server.WithEndpointPath(EndpointPath),
-			server.WithStreamableHTTPLogger(slog.New(lowerInfo{s.bridge.log.Handler()})),
-		)
-		s.httpH = s.httpSrv
+		s.httpSrv, s.httpH = newStreamableHTTP(s.mcp, slog.New(lowerInfo{s.bridge.log.Handler()}), nil)
 	})
 	return s.httpH
 }

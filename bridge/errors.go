@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,9 +11,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
@@ -137,9 +140,12 @@ const validationPrefix = "input schema validation failed"
 
 // rewriteValidationResult replaces the text of mcp-go's input validation
 // failures, such as "/line: &{Got:-1/1 Want:0/1}" (mcp-go v1.2.1 prints the
-// validator's error kinds with %+v), with one a model can act on. It runs
-// as an after-call-tool hook, so it sees the result mcp-go sends.
-func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any) {
+// validator's error kinds with %+v), with one a model can act on, which
+// names the path of the call (resolved against workDir) as every other
+// error does: "read /w/a.txt: invalid arguments for read_text_file: line
+// must be at least 0, not -1". It runs as an after-call-tool hook, so it
+// sees the result mcp-go sends.
+func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any, workDir string) {
 	res, ok := result.(*mcp.CallToolResult)
 	if !ok || !res.IsError || len(res.Content) != 1 {
 		return
@@ -152,7 +158,36 @@ func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any
 	if len(problems) == 0 {
 		return // keep mcp-go's text: something this package does not model
 	}
-	res.Content[0] = mcp.NewTextContent("invalid arguments for " + tool.Name + ": " + strings.Join(problems, "; "))
+	err := argError("invalid arguments for " + tool.Name + ": " + strings.Join(problems, "; "))
+	op, path := toolOps[tool.Name], argumentPath(req.Params.Arguments, workDir)
+	if op == "" || path == "" {
+		res.Content[0] = mcp.NewTextContent(err.Error())
+		return
+	}
+	res.Content[0] = errorResult(op, path, err).Content[0]
+}
+
+// toolOps are the operations that the tools' errors name.
+var toolOps = map[string]string{
+	ReadTextFile: "read", WriteTextFile: "write", EditTextFile: "edit", ReadMediaFile: "read media",
+	GetFileInfo: "stat", ListDirectory: "list", DirectoryTree: "tree", CreateDirectory: "mkdir",
+	MoveFile: "move", DeleteFile: "delete", Glob: Glob, Grep: Grep,
+}
+
+// argumentPath is the path a call's arguments name (path, or a move's
+// source), absolute as the tool would resolve it, or as given if it does
+// not resolve; "" if there is none.
+func argumentPath(args any, workDir string) string {
+	obj, _ := args.(map[string]any)
+	for _, name := range []string{"path", "source"} {
+		if p, ok := obj[name].(string); ok && p != "" {
+			if abs, err := runtime.Abs(workDir, p); err == nil {
+				return abs
+			}
+			return p
+		}
+	}
+	return ""
 }
 
 // argumentProblems checks args against the subset of JSON Schema that this
@@ -312,4 +347,96 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// JSON-RPC errors with the code and data their cause calls for.
+//
+// mcp-go v1.2.1 answers every error of a resource handler with -32603
+// (internal), and every error of an OnRequestInitialization hook with
+// -32600, and its own "no resource matches this URI" without data. The
+// handler and hook say what the code must be (reportRPCError) into a slot
+// in the request's context, and the transports (stream.go, httpsession.go)
+// put it into mcp-go's error response (fixRPCError).
+
+// rpcFix is the code and data that the error of a request must carry.
+type rpcFix struct {
+	code int
+	data any
+}
+
+// rpcErrorSlot holds the fix of one request's error.
+type rpcErrorSlot struct{ fix atomic.Pointer[rpcFix] }
+
+type rpcErrorSlotKey struct{}
+
+// fixedMethod reports whether errors of method may need fixing.
+func fixedMethod(method string) bool {
+	switch mcp.MCPMethod(method) {
+	case mcp.MethodResourcesRead, mcp.MethodResourcesSubscribe, mcp.MethodSubscriptionsListen:
+		return true
+	}
+	return false
+}
+
+// withRPCErrorSlot returns ctx with a new slot for the fix of its error.
+func withRPCErrorSlot(ctx context.Context) (context.Context, *rpcErrorSlot) {
+	s := &rpcErrorSlot{}
+	return context.WithValue(ctx, rpcErrorSlotKey{}, s), s
+}
+
+// reportRPCError records, for the request of ctx, that its error err must
+// carry code and data; it returns err.
+func reportRPCError(ctx context.Context, code int, data any, err error) error {
+	if s, ok := ctx.Value(rpcErrorSlotKey{}).(*rpcErrorSlot); ok {
+		s.fix.Store(&rpcFix{code: code, data: data})
+	}
+	return err
+}
+
+// resourceRPCError is err, the failure of a request about the resource
+// uri, with its JSON-RPC code recorded: a file that does not exist is
+// "resource not found" (-32002 before 2026-07-28, -32602 since, as mcp-go
+// answers a URI no resource matches), a URI that names no file inside the
+// roots (or a directory) is invalid params, and anything else (a file too
+// large, a failed read) is internal. The data names the URI.
+func resourceRPCError(ctx context.Context, uri string, err error) error {
+	code := mcp.INTERNAL_ERROR
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		code = mcp.RESOURCE_NOT_FOUND
+		if mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
+			code = mcp.INVALID_PARAMS
+		}
+	case errors.Is(err, runtime.ErrTooLarge), errors.Is(err, runtime.ErrBinary):
+	case errors.Is(err, runtime.ErrOutsideRoots), errors.Is(err, fs.ErrInvalid):
+		code = mcp.INVALID_PARAMS
+	}
+	return reportRPCError(ctx, code, map[string]any{"uri": uri}, err)
+}
+
+// fixRPCError puts the fix of slot (nil: none) into e, mcp-go's error
+// response to a request of method whose raw message is raw, and reports
+// whether it changed e. A resources/read that no resource matched gets
+// its URI as data too.
+func fixRPCError(e *mcp.JSONRPCErrorDetails, slot *rpcErrorSlot, method string, raw []byte) bool {
+	if slot != nil {
+		if fix := slot.fix.Load(); fix != nil {
+			e.Code, e.Data = fix.code, fix.data
+			return true
+		}
+	}
+	if mcp.MCPMethod(method) != mcp.MethodResourcesRead || e.Data != nil ||
+		e.Code != mcp.RESOURCE_NOT_FOUND && e.Code != mcp.INVALID_PARAMS {
+		return false
+	}
+	var req struct {
+		Params struct {
+			URI *string `json:"uri"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(raw, &req) != nil || req.Params.URI == nil {
+		return false
+	}
+	e.Data = map[string]any{"uri": *req.Params.URI}
+	return true
 }

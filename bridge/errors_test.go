@@ -124,7 +124,7 @@ func TestRewriteValidationResultKeepsOtherResults(t *testing.T) {
 		mcp.NewToolResultError("read /a: file does not exist"),
 	} {
 		want := res.Content[0].(mcp.TextContent).Text
-		rewriteValidationResult(tool, req, res)
+		rewriteValidationResult(tool, req, res, "/w")
 		if got := res.Content[0].(mcp.TextContent).Text; got != want {
 			t.Errorf("rewritten to %q, want %q unchanged", got, want)
 		}
@@ -132,7 +132,7 @@ func TestRewriteValidationResultKeepsOtherResults(t *testing.T) {
 	// A failure this package does not model keeps mcp-go's text.
 	req.Params.Arguments = map[string]any{"path": "a"}
 	res := mcp.NewToolResultError(validationPrefix + ": /path: pattern")
-	rewriteValidationResult(tool, req, res)
+	rewriteValidationResult(tool, req, res, "/w")
 	if got := res.Content[0].(mcp.TextContent).Text; got != validationPrefix+": /path: pattern" {
 		t.Errorf("rewritten to %q", got)
 	}

@@ -35,10 +35,8 @@ func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) ht
 		logger = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
-	mux.Handle(EndpointPath, RequestScopedRoots(server.NewStreamableHTTPServer(srv,
-		server.WithEndpointPath(EndpointPath),
-		server.WithStreamableHTTPLogger(slog.New(lowerInfo{logger.Handler()})),
-	)))
+	_, h := newStreamableHTTP(srv, slog.New(lowerInfo{logger.Handler()}), RequestScopedRoots)
+	mux.Handle(EndpointPath, h)
 	return bodyTimeout(GuardHTTP(limitBody(mux, int64(messageLimitOf(srv))), token), DefaultHandshakeTimeout)
 }
 
@@ -53,8 +51,9 @@ func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) ht
 //     that a web page of another origin cannot use it.
 //   - Unless token is empty, a request must carry "Authorization: Bearer
 //     <token>" (the scheme in any case); otherwise it is refused with 401
-//     Unauthorized and "WWW-Authenticate: Bearer". The token is compared in
-//     constant time.
+//     Unauthorized and "WWW-Authenticate: Bearer", with error="invalid_token"
+//     and a text of its own when some other credential came (RFC 6750). The
+//     token is compared in constant time.
 func GuardHTTP(next http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !IsLoopbackHost(r.Host) {
@@ -65,9 +64,14 @@ func GuardHTTP(next http.Handler, token string) http.Handler {
 			http.Error(w, "forbidden: cross-origin requests are not allowed", http.StatusForbidden)
 			return
 		}
-		if token != "" && !bearerMatches(r.Header.Values("Authorization"), token) {
-			w.Header().Set("WWW-Authenticate", "Bearer")
-			http.Error(w, "unauthorized: a bearer token is required", http.StatusUnauthorized)
+		if creds := r.Header.Values("Authorization"); token != "" && !bearerMatches(creds, token) {
+			if len(creds) == 0 {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				http.Error(w, "unauthorized: a bearer token is required", http.StatusUnauthorized)
+				return
+			}
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			http.Error(w, "unauthorized: the bearer token is wrong", http.StatusUnauthorized)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -156,19 +160,23 @@ const MaxRequestBody = wire.DefaultMaxLineSize
 
 // MessageLimit is the longest MCP or ACP message, in bytes, that the
 // transports of a session with the file size limit maxFileSize accept
-// (zero or less means runtime.DefaultMaxFileSize): twice the limit and
-// 1 MiB, so that a write or a read of a file at the limit fits however
-// much of it JSON escapes, and never less than wire.DefaultMaxLineSize.
+// (zero or less means runtime.DefaultMaxFileSize): six times the limit
+// and 1 MiB, so that a write or a read of a file at the limit fits however
+// much of it JSON escapes (a control character becomes \u00XX, six bytes
+// for one), and never less than wire.DefaultMaxLineSize.
 func MessageLimit(maxFileSize int64) int {
 	if maxFileSize <= 0 {
 		maxFileSize = runtime.DefaultMaxFileSize
 	}
-	const most = math.MaxInt / 4
+	const most = math.MaxInt / 8
 	if maxFileSize > most {
 		maxFileSize = most
 	}
-	return max(wire.DefaultMaxLineSize, int(2*maxFileSize)+1<<20)
+	return max(wire.DefaultMaxLineSize, int(maxEscape*maxFileSize)+1<<20)
 }
+
+// maxEscape is the most bytes JSON can take for a byte of text: \u00XX.
+const maxEscape = 6
 
 // messageLimitOf is the MessageLimit of srv's file size limit if srv was
 // made by NewServer, and wire.DefaultMaxLineSize otherwise.

@@ -88,8 +88,18 @@ func TestGuardHTTP(t *testing.T) {
 			if w.Code != tc.want {
 				t.Errorf("status %d, want %d (%s)", w.Code, tc.want, strings.TrimSpace(w.Body.String()))
 			}
-			if got := w.Header().Get("WWW-Authenticate"); (w.Code == 401) != (got == "Bearer") {
+			if got := w.Header().Get("WWW-Authenticate"); (w.Code == 401) != strings.HasPrefix(got, "Bearer") {
 				t.Errorf("status %d with WWW-Authenticate %q", w.Code, got)
+			}
+			if w.Code == 401 {
+				// A missing token and a wrong one are told apart.
+				want := "the bearer token is wrong"
+				if tc.headers["Authorization"] == nil {
+					want = "a bearer token is required"
+				}
+				if !strings.Contains(w.Body.String(), want) {
+					t.Errorf("401 says %q, want %q", strings.TrimSpace(w.Body.String()), want)
+				}
 			}
 			if w.Code != 200 && w.Body.String() == "ok" {
 				t.Error("the guarded handler ran")

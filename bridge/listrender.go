@@ -3,7 +3,11 @@ package bridge
 import (
 	"context"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -138,4 +142,43 @@ func renderListing(path string, entries []runtime.DirEntry, truncated bool) (*li
 	}
 	r.size = size + len(entries)*32 + cap(structured) + cap(text) // 32: a DirEntry's two string headers
 	return r, nil
+}
+
+// textName is a name or path as the text content shows it: as it is, or
+// quoted like Go's %q when it holds a character that could fake a line or
+// hide what follows (a control character, a line or paragraph separator,
+// an invisible format character such as a bidirectional override, or a
+// byte that is not UTF-8). Structured content keeps the real name.
+func textName(s string) string {
+	if !needsQuote(s, false) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// textLine is a line of a file as grep's text content shows it: quoted as
+// textName quotes, except that tabs alone leave it as it is.
+func textLine(s string) string {
+	if !needsQuote(s, true) {
+		return s
+	}
+	return strconv.Quote(s)
+}
+
+// needsQuote reports whether s holds a character textName quotes; a tab
+// does not count when tabs is set.
+func needsQuote(s string, tabs bool) bool {
+	for i, r := range s {
+		switch {
+		case r == '\t' && tabs:
+		case r < 0x20, r == 0x7f:
+			return true
+		case r < utf8.RuneSelf:
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			return true
+		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp, unicode.Cf):
+			return true
+		}
+	}
+	return false
 }

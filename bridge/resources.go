@@ -34,7 +34,8 @@ import (
 // Subscriptions are checked before mcp-go handles them, in an
 // OnRequestInitialization hook, the only place mcp-go v1.2.1 lets a server
 // refuse a resources/subscribe (its default handler accepts any URI, and a
-// refusal there is a JSON-RPC error with code -32600):
+// refusal there is a JSON-RPC error with code -32600, which the transports
+// turn into -32602, invalid params, see reportRPCError):
 //
 //   - Protocol 2025-11-25 and earlier: resources/subscribe subscribes the
 //     session in that hook, once the file is found inside the client's
@@ -70,7 +71,7 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 	uri := req.Params.URI
 	p, err := resourceFilePath("read", uri)
 	if err != nil {
-		return nil, err
+		return nil, reportRPCError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
@@ -79,11 +80,11 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: text}}, nil
 	}
 	if !errors.Is(err, runtime.ErrBinary) {
-		return nil, resourceError("read", uri, err)
+		return nil, resourceRPCError(ctx, uri, resourceError("read", uri, err))
 	}
 	bfs, ok := fsys.(runtime.BinaryFS)
 	if !ok {
-		return nil, resourceError("read", uri, err)
+		return nil, resourceRPCError(ctx, uri, resourceError("read", uri, err))
 	}
 	limit := b.sess.MaxFileSize
 	if limit <= 0 {
@@ -91,7 +92,7 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 	}
 	data, err := bfs.ReadFile(ctx, p, limit)
 	if err != nil {
-		return nil, resourceError("read", uri, err)
+		return nil, resourceRPCError(ctx, uri, resourceError("read", uri, err))
 	}
 	return []mcp.ResourceContents{mcp.BlobResourceContents{
 		URI:      uri,
@@ -227,7 +228,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 		p, unwatched, err := subscriptionTarget(ctx, fsys, uri)
 		done()
 		if err != nil {
-			return err
+			return reportRPCError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
 		}
 		id := session.SessionID()
 		send := func(uri string) error {
@@ -240,7 +241,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 		// A stateless request stands alone: the configured roots apply.
 		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
 			if _, _, err := subscriptionTarget(ctx, b.sess.FS, uri); err != nil {
-				return err
+				return reportRPCError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
 			}
 		}
 	}

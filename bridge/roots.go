@@ -298,7 +298,7 @@ func (b *binding) narrowed(c *clientRoots, res *mcp.ListRootsResult, err error, 
 
 // narrowTo returns the session's FS narrowed to the file roots of res, nil
 // (the configured FS) when there are none, logging what it did at level
-// (errors at error level). ok is false when the narrowing failed.
+// (none at debug level, errors at error level). ok is false when the narrowing failed.
 func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.Level) (fsys runtime.FS, ok bool) {
 	var dirs []string
 	if res != nil {
@@ -313,7 +313,9 @@ func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.
 	}
 	ctx := context.Background()
 	if len(dirs) == 0 {
-		b.log.Log(ctx, level, "the MCP client gave no file roots; using the configured roots", "session", session)
+		// The usual case, not news: every session of a client without
+		// roots would log it.
+		b.log.Debug("the MCP client gave no file roots; using the configured roots", "session", session)
 		return nil, true
 	}
 	fsys, err := b.sess.Narrow(dirs)

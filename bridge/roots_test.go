@@ -718,3 +718,18 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 	}
 	noRootsStall(t, f)
 }
+
+// A client that gives no file roots is the usual case: it is logged at
+// debug level, not once per session at info.
+func TestClientWithNoRootsLoggedAtDebug(t *testing.T) {
+	f := newRootsFixture(t, 0, ".")
+	c := connectWithRoots(t, f, &clientRoots{})
+	if !canRead(t, c, f.path("b/other.txt")) {
+		t.Fatal("a client with no roots is narrowed")
+	}
+	logs := f.logs.String()
+	if !strings.Contains(logs, `level=DEBUG msg="the MCP client gave no file roots`) ||
+		strings.Contains(logs, `level=INFO msg="the MCP client gave no file roots`) {
+		t.Errorf("logs:\n%s", logs)
+	}
+}

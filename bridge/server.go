@@ -177,7 +177,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 	registerLifting(srv, sess.MaxFileSize) // lift.go: the handlers put lifted arguments back
 	hooks.AddAfterCallTool(func(_ context.Context, _ any, req *mcp.CallToolRequest, result any) {
 		if schema, ok := b.inputSchemas[req.Params.Name]; ok {
-			rewriteValidationResult(mcp.Tool{Name: req.Params.Name, InputSchema: schema}, req, result)
+			rewriteValidationResult(mcp.Tool{Name: req.Params.Name, InputSchema: schema}, req, result, sess.WorkDir)
 		}
 	})
 	b.watchRoots(hooks)

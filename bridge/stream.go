@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // ServeStream serves srv to one MCP client over rwc, newline-delimited
@@ -398,7 +399,8 @@ func (c *conn) send(out outLine) {
 }
 
 // handleMessage runs srv.HandleMessage, answering a panic that escapes it
-// with an internal error instead of ending the process.
+// with an internal error instead of ending the process, and gives the
+// error of a resource request its code (fixRPCError).
 func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (resp mcp.JSONRPCMessage) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -410,16 +412,41 @@ func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (r
 			}
 		}
 	}()
-	return c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	if !fixedMethod(m.Method) {
+		return c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	}
+	ctx, slot := withRPCErrorSlot(ctx)
+	resp = c.srv.HandleMessage(ctx, json.RawMessage(raw))
+	if e, ok := resp.(mcp.JSONRPCError); ok {
+		fixRPCError(&e.Error, slot, m.Method, raw)
+		resp = e
+	}
+	return resp
 }
 
-// overlong answers a message that was too long to read.
+// overlong answers a message that was too long to read: a tools/call with
+// a tool error that names the tool and the sizes, any other request with
+// a JSON-RPC error.
 func (c *conn) overlong(over *wire.OverlongError) {
 	c.log.Warn("skipping an overlong MCP message", "error", over)
-	switch over.Kind {
-	case wire.KindRequest:
+	switch {
+	case over.Kind == wire.KindRequest && over.Tool != "":
+		// Too long because of its arguments: the model that made the call
+		// should learn it, and a tool error is what it sees.
+		msg := fmt.Sprintf("%s: the call of %s exceeds the %s limit on one message, and was not carried out; send less content",
+			over.Tool, runtime.FormatSize(over.Len), runtime.FormatSize(int64(over.Max)))
+		line, err := json.Marshal(mcp.JSONRPCResponse{
+			JSONRPC: mcp.JSONRPC_VERSION,
+			ID:      requestID(over.ID),
+			Result:  mcp.NewToolResultError(msg),
+		})
+		if err != nil {
+			line = wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)
+		}
+		c.send(outLine{pieces: [][]byte{line}})
+	case over.Kind == wire.KindRequest:
 		c.send(outLine{pieces: [][]byte{wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)}})
-	case wire.KindResponse:
+	case over.Kind == wire.KindResponse:
 		c.mu.Lock()
 		reply, ok := c.pending[canonicalID(over.ID)]
 		delete(c.pending, canonicalID(over.ID))

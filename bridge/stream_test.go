@@ -151,30 +151,41 @@ func responseID(t *testing.T, r *bufio.Reader) (string, string) {
 	return string(m.ID), string(line)
 }
 
-// A request too long to read is answered with an error, and the stream
-// goes on.
+// A request too long to read is answered, and the stream goes on: a tool
+// call with a tool error that names the tool and the sizes (the model
+// that made the call sees it), any other request with a JSON-RPC error.
 func TestStdioOverlongRequest(t *testing.T) {
 	f := newFixture(t, false)
 	f.writeFile(t, "a.txt", "a\n")
 	toServer, r := rawStdio(t, f.srv)
 	go func() {
-		io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x.txt","content":"`)
 		chunk := strings.Repeat("x", 1<<20)
-		for range 65 {
-			if _, err := io.WriteString(toServer, chunk); err != nil {
-				return
+		for _, line := range [][2]string{
+			{`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x.txt","content":"`, `"}}}`},
+			{`{"jsonrpc":"2.0","id":7,"method":"resources/read","params":{"uri":"file:///`, `"}}`},
+		} {
+			io.WriteString(toServer, line[0])
+			for range 65 {
+				if _, err := io.WriteString(toServer, chunk); err != nil {
+					return
+				}
 			}
+			io.WriteString(toServer, line[1]+"\n")
 		}
-		io.WriteString(toServer, `"}}}`+"\n")
 		io.WriteString(toServer, `{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`+"\n")
 	}()
 	got := map[string]string{}
-	for len(got) < 2 {
+	for len(got) < 3 {
 		id, line := responseID(t, r)
 		got[id] = line
 	}
-	if !strings.Contains(got["5"], `"error"`) || !strings.Contains(got["5"], "exceeds the 64.0 MiB limit") {
-		t.Errorf("the overlong request's response: %.300s", got["5"])
+	if !strings.Contains(got["5"], `"isError":true`) ||
+		!strings.Contains(got["5"], "write_text_file: the call of 65.0 MiB exceeds the 64.0 MiB limit on one message") {
+		t.Errorf("the overlong tool call's response: %.300s", got["5"])
+	}
+	if !strings.Contains(got["7"], `"error"`) || !strings.Contains(got["7"], `request id 7 (\"resources/read\")`) ||
+		!strings.Contains(got["7"], "exceeds the 64.0 MiB limit") {
+		t.Errorf("the overlong request's response: %.300s", got["7"])
 	}
 	if !strings.Contains(got["6"], `"text":"a\n"`) {
 		t.Errorf("the next request's response: %.300s", got["6"])
@@ -192,7 +203,7 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 	if got, want := bridge.MessageLimit(0), 64<<20; got != want {
 		t.Errorf("MessageLimit(0) = %d, want the default %d", got, want)
 	}
-	if got, want := bridge.MessageLimit(100<<20), 201<<20; got != want {
+	if got, want := bridge.MessageLimit(100<<20), 601<<20; got != want {
 		t.Errorf("MessageLimit(100 MiB) = %d, want %d", got, want)
 	}
 	if got := bridge.MessageLimit(math.MaxInt64); got <= 64<<20 {
@@ -228,6 +239,32 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 			t.Errorf("max file size %d: the file written %v (%d bytes, %v)", tc.maxFileSize, written, len(got), err)
 		}
 		d.Close()
+	}
+}
+
+// A file at the size limit fits in a message however much of it JSON
+// escapes: a write of 11 MiB of control characters, each one \u00XX (six
+// bytes) in the message, to a server whose file size limit is 11 MiB.
+func TestStdioFileAtTheLimitFitsEscaped(t *testing.T) {
+	const size = 11 << 20
+	dir := t.TempDir()
+	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: size, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	srv, err := bridge.NewServer(bridge.DiskFiles(d, false), bridge.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toServer, r := rawStdio(t, srv)
+	go io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"ctl.txt","content":"`+
+		strings.Repeat(`\u0001`, size)+`"}}}`+"\n")
+	if _, resp := responseID(t, r); !strings.Contains(resp, `"bytesWritten":`+strconv.Itoa(size)) {
+		t.Errorf("the response %.300s, want the write done", resp)
+	}
+	if info, err := os.Stat(filepath.Join(dir, "ctl.txt")); err != nil || info.Size() != size {
+		t.Errorf("ctl.txt: %v, %v", info, err)
 	}
 }
 

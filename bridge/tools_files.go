@@ -603,11 +603,11 @@ func listText(out listOutput) string {
 	sb.Grow(64 + len(out.Entries)*32)
 	switch n := len(out.Entries); n {
 	case 0:
-		fmt.Fprintf(&sb, "%s is empty", out.Path)
+		fmt.Fprintf(&sb, "%s is empty", textName(out.Path))
 	case 1:
-		fmt.Fprintf(&sb, "%s: 1 entry", out.Path)
+		fmt.Fprintf(&sb, "%s: 1 entry", textName(out.Path))
 	default:
-		fmt.Fprintf(&sb, "%s: %d entries", out.Path, n)
+		fmt.Fprintf(&sb, "%s: %d entries", textName(out.Path), n)
 	}
 	if out.Truncated {
 		fmt.Fprintf(&sb, " (truncated: the directory has more than %d entries)", MaxListEntries)
@@ -616,20 +616,20 @@ func listText(out listOutput) string {
 		switch e.Type {
 		case runtime.TypeDirectory:
 			sb.WriteString("\n[DIR]     ")
-			sb.WriteString(e.Name)
+			sb.WriteString(textName(e.Name))
 			sb.WriteByte('/')
 		case runtime.TypeFile:
 			sb.WriteString("\n[FILE]    ")
-			sb.WriteString(e.Name)
+			sb.WriteString(textName(e.Name))
 			if e.Size != nil {
 				fmt.Fprintf(&sb, "  (%s, modified %s)", sizeText(*e.Size), e.Modified)
 			}
 		case runtime.TypeSymlink:
 			sb.WriteString("\n[SYMLINK] ")
-			sb.WriteString(e.Name)
+			sb.WriteString(textName(e.Name))
 		default:
 			sb.WriteString("\n[OTHER]   ")
-			sb.WriteString(e.Name)
+			sb.WriteString(textName(e.Name))
 		}
 	}
 	return sb.String()
@@ -755,7 +755,7 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 	out.Tree = top.Children
 
 	var sb strings.Builder
-	sb.WriteString(p + "/")
+	sb.WriteString(textName(p) + "/")
 	writeTree(&sb, out.Tree, "  ")
 	fmt.Fprintf(&sb, "\n(%d entries, maxDepth %d", out.Entries, depth)
 	if out.Truncated {
@@ -769,13 +769,13 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 // symlinks are marked, and unexpanded directories say so.
 func writeTree(sb *strings.Builder, nodes []*treeNode, indent string) {
 	for _, n := range nodes {
-		sb.WriteString("\n" + indent + n.Name)
+		sb.WriteString("\n" + indent + textName(n.Name))
 		switch n.Type {
 		case runtime.TypeDirectory:
 			sb.WriteString("/")
 			switch {
 			case n.Error != "":
-				sb.WriteString(" (not listed: " + n.Error + ")")
+				sb.WriteString(" (not listed: " + textLine(n.Error) + ")")
 			case n.Children == nil:
 				sb.WriteString(" (not expanded: maxDepth)")
 			}
@@ -809,6 +809,14 @@ func (b *binding) createDirectory(ctx context.Context, req mcp.CallToolRequest) 
 	if res != nil {
 		return res, nil
 	}
+	// Whether the directory is new is told by a look before it is made:
+	// calls on the same path take turns, so that one of them alone finds
+	// it missing.
+	unlock, err := pathLocks.lock(ctx, p)
+	if err != nil {
+		return errorResult(op, p, err), nil
+	}
+	defer unlock()
 	out := createOutput{Path: p}
 	if sfs, ok := fsys.(runtime.StatFS); ok {
 		_, err := sfs.Stat(ctx, p)

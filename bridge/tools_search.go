@@ -261,15 +261,15 @@ func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	var sb strings.Builder
 	switch {
 	case len(r.Matches) == 0:
-		fmt.Fprintf(&sb, "No paths match %q in %s.", args.Pattern, r.Root)
+		fmt.Fprintf(&sb, "No paths match %q in %s.", args.Pattern, textName(r.Root))
 	case r.Truncated:
-		fmt.Fprintf(&sb, "The first %d paths that match %q in %s (there are more; narrow the pattern or path):\n", len(r.Matches), args.Pattern, r.Root)
+		fmt.Fprintf(&sb, "The first %d paths that match %q in %s (there are more; narrow the pattern or path):\n", len(r.Matches), args.Pattern, textName(r.Root))
 	default:
-		fmt.Fprintf(&sb, "%s that %s %q in %s:\n", searchPlural(len(r.Matches), "path"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, r.Root)
+		fmt.Fprintf(&sb, "%s that %s %q in %s:\n", searchPlural(len(r.Matches), "path"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(r.Root))
 	}
 	for _, m := range r.Matches {
 		out.Matches = append(out.Matches, globMatch{Path: m.Path, Type: m.Type})
-		sb.WriteString(m.Path)
+		sb.WriteString(textName(m.Path))
 		switch m.Type {
 		case runtime.TypeDirectory:
 			sb.WriteString("/")
@@ -338,16 +338,16 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	}
 	switch {
 	case len(r.Matches) == 0:
-		fmt.Fprintf(&sb, "No lines match %q in %s (%s).", args.Pattern, root, searched)
+		fmt.Fprintf(&sb, "No lines match %q in %s (%s).", args.Pattern, textName(root), searched)
 	case r.Truncated:
 		fmt.Fprintf(&sb, "The first %s that %s %q in %s (%s). More lines match: narrow the pattern, path or include, or raise maxResults (at most %d).\n",
-			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, root, searched, runtime.MaxGrepResults)
+			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, runtime.MaxGrepResults)
 	default:
 		fmt.Fprintf(&sb, "%s in %s %s %q in %s (%s):\n",
-			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, root, searched)
+			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched)
 	}
 	for _, m := range r.Matches {
-		fmt.Fprintf(&sb, "%s:%d:%s\n", m.Path, m.Line, m.Text)
+		fmt.Fprintf(&sb, "%s:%d:%s\n", textName(m.Path), m.Line, textLine(m.Text))
 	}
 	return mcp.NewToolResultStructured(out, strings.TrimSuffix(sb.String(), "\n")), nil
 }

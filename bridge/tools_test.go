@@ -140,11 +140,11 @@ func TestToolErrors(t *testing.T) {
 
 				// Bad arguments fail schema validation, as a result too.
 				{"negative line", bridge.ReadTextFile, map[string]any{"path": "lines.txt", "line": -1},
-					[]string{"invalid arguments for read_text_file: line must be at least 0, not -1"}},
+					[]string{"read " + filepath.Join(root, "lines.txt") + ": invalid arguments for read_text_file: line must be at least 0, not -1"}},
 				{"zero limit", bridge.ReadTextFile, map[string]any{"path": "lines.txt", "limit": 0},
-					[]string{"invalid arguments for read_text_file: limit must be at least 1, not 0"}},
+					[]string{"read " + filepath.Join(root, "lines.txt") + ": invalid arguments for read_text_file: limit must be at least 1, not 0"}},
 				{"fractional line", bridge.ReadTextFile, map[string]any{"path": "lines.txt", "line": 1.5},
-					[]string{"line must be an integer, not 1.5"}},
+					[]string{filepath.Join(root, "lines.txt"), "line must be an integer, not 1.5"}},
 				{"line as a string", bridge.ReadTextFile, map[string]any{"path": "lines.txt", "line": "2"},
 					[]string{"line must be an integer, not a string"}},
 				{"missing path", bridge.ReadTextFile, map[string]any{},
@@ -152,9 +152,9 @@ func TestToolErrors(t *testing.T) {
 				{"path not a string", bridge.ReadTextFile, map[string]any{"path": 7},
 					[]string{"path must be a string, not 7"}},
 				{"unknown argument", bridge.ReadTextFile, map[string]any{"path": "lines.txt", "offset": 3},
-					[]string{`unknown argument "offset" (the arguments are limit, line, path)`}},
+					[]string{filepath.Join(root, "lines.txt"), `unknown argument "offset" (the arguments are limit, line, path)`}},
 				{"write without content", bridge.WriteTextFile, map[string]any{"path": "x.txt"},
-					[]string{"invalid arguments for write_text_file: content is required"}},
+					[]string{"write " + filepath.Join(root, "x.txt") + ": invalid arguments for write_text_file: content is required"}},
 				{"write null content", bridge.WriteTextFile, map[string]any{"path": "x.txt", "content": nil},
 					[]string{"content must be a string, not null"}},
 			} {

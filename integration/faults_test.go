@@ -142,6 +142,22 @@ func wantRefused(t *testing.T, r rpcResponse, what ...string) {
 	}
 }
 
+// wantToolRefused fails the test unless r is a tool error that names the
+// tool and the limit: how an overlong tools/call is answered, so that the
+// model that made it learns why.
+func wantToolRefused(t *testing.T, r rpcResponse, tool string) {
+	t.Helper()
+	if r.Error != nil || !strings.Contains(string(r.Result), `"isError":true`) {
+		t.Errorf("response %s: %s %+v, want a tool error", r.ID, r.Result, r.Error)
+		return
+	}
+	for _, w := range []string{tool + ": the call of ", "exceeds the " + lineLimit + " limit"} {
+		if !strings.Contains(string(r.Result), w) {
+			t.Errorf("response %s: %s, want it to say %q", r.ID, r.Result, w)
+		}
+	}
+}
+
 // serveOverlong runs serve, sends it an overlong tools/call line of n
 // bytes with its id last (as the TypeScript SDK writes), then an overlong
 // write_text_file of m bytes with its id first, and then a small write,
@@ -152,10 +168,10 @@ func serveOverlong(t *testing.T, n, m int64) int64 {
 	c := newRawMCP(t, p)
 	c.stream(overlongLine(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"big.txt","content":"`,
 		n, `"}},"id":2}`))
-	wantRefused(t, c.response(2), `request id 2 ("tools/call")`)
+	wantToolRefused(t, c.response(2), "write_text_file")
 	c.stream(overlongLine(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"big.txt","content":"`,
 		m, `"}}}`))
-	wantRefused(t, c.response(3), `request id 3 ("tools/call")`)
+	wantToolRefused(t, c.response(3), "write_text_file")
 	c.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"small.txt","content":"small\n"}}}`)
 	if r := c.response(4); r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
 		t.Errorf("a write after the overlong lines: %s %+v", r.Result, r.Error)
@@ -299,7 +315,7 @@ func relayOverlong(t *testing.T, e mcpEntry, line io.Reader) {
 	c := &rawMCP{t: t, p: p, lines: bufio.NewScanner(p.out)}
 	c.lines.Buffer(nil, 1<<20)
 	c.stream(line)
-	wantRefused(t, c.response(7), `request id 7 ("tools/call")`)
+	wantToolRefused(t, c.response(7), "write_text_file")
 	p.closeStdin()
 }
 

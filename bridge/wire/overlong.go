@@ -32,6 +32,9 @@ type OverlongError struct {
 	ID json.RawMessage
 	// Method is the decoded top-level "method", "" if there is none.
 	Method string
+	// Tool is the "name" in the "params" of a "tools/call" request: the
+	// MCP tool called; "" if there is none, or the scan could not tell.
+	Tool string
 	// Len is the length of the line in bytes, not counting its "\n".
 	Len int64
 	// Max is the Reader's MaxLineSize.
@@ -121,13 +124,23 @@ type envScan struct {
 	valOver bool
 	valStr  bool // the value is a string (val holds what is between the quotes)
 
-	seen     [numMembers]bool
+	seen     [numMembers + 1]bool // memName too
 	dup      bool
 	id       []byte // raw, valid scalar; nil if absent or unusable
 	idBad    bool   // "id" is present but not a usable scalar
 	method   string
 	methodOK bool
+
+	// names is set in the scan of a "params" object, which looks for its
+	// "name" (memName) instead of the envelope's members.
+	names  bool
+	params *envScan // the scan of the "params" value while it is read
+	name   string   // the "name" of the params, or of this object if names
+	nameOK bool
 }
+
+// memName is the "name" member of a "params" object.
+const memName = numMembers
 
 func (s *envScan) reset() {
 	key, val := s.key[:0], s.val[:0]
@@ -169,7 +182,13 @@ func (s *envScan) feed(p []byte) {
 			i += n
 			if end {
 				s.mem = -1
-				if !s.keyOver {
+				switch {
+				case s.keyOver:
+				case s.names:
+					if string(s.key) == "name" {
+						s.mem = memName
+					}
+				default:
 					s.mem = lookupMember(s.key, bytes.IndexByte(s.key, '\\') >= 0)
 				}
 				s.st = stColon
@@ -191,6 +210,10 @@ func (s *envScan) feed(p []byte) {
 				s.st, s.valStr = stValStr, true
 			case c == '{' || c == '[':
 				s.st, s.depth, s.inStr = stNested, 2, false
+				if s.mem == memParams && c == '{' && !s.names {
+					s.params = &envScan{names: true, mem: -1}
+					s.params.feed(p[i : i+1])
+				}
 			case c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z':
 				s.st = stScalar
 				s.capture(c)
@@ -201,7 +224,7 @@ func (s *envScan) feed(p []byte) {
 		case stValStr:
 			var n int
 			var end bool
-			if s.mem == memID || s.mem == memMethod {
+			if s.mem == memID || s.mem == memMethod || s.mem == memName {
 				n, end = s.str(p[i:], &s.val, &s.valOver, maxValueCapture)
 			} else {
 				n, end = s.skipStr(p[i:])
@@ -220,9 +243,15 @@ func (s *envScan) feed(p []byte) {
 		case stNested:
 			if s.inStr {
 				n, end := s.skipStr(p[i:])
+				if s.params != nil {
+					s.params.feed(p[i : i+n])
+				}
 				i += n
 				s.inStr = !end
 				continue
+			}
+			if s.params != nil {
+				s.params.feed(p[i : i+1])
 			}
 			switch c {
 			case '"':
@@ -355,16 +384,35 @@ func (s *envScan) endMember() {
 			s.id, s.idBad = bytes.Clone(v), false
 		}
 	case memMethod:
-		s.methodOK = s.valStr && !s.valOver
-		if s.methodOK {
-			name := s.val
-			if bytes.IndexByte(name, '\\') >= 0 || !utf8.Valid(name) {
-				s.method = decodeString(append(append([]byte{'"'}, name...), '"'))
-			} else {
-				s.method = string(name)
-			}
+		s.method, s.methodOK = s.stringValue()
+	case memName:
+		s.name, s.nameOK = s.stringValue()
+	case memParams:
+		if p := s.params; p != nil && p.st == stDone && !p.dup {
+			s.name, s.nameOK = p.name, p.nameOK
 		}
+		s.params = nil
 	}
+}
+
+// stringValue returns the string value just read, if it was one and whole.
+func (s *envScan) stringValue() (string, bool) {
+	if !s.valStr || s.valOver {
+		return "", false
+	}
+	v := s.val
+	if bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return decodeString(append(append([]byte{'"'}, v...), '"')), true
+	}
+	return string(v), true
+}
+
+// tool returns the tool a tools/call request names, from a finished scan.
+func (s *envScan) tool() string {
+	if kind, _, method := s.result(); kind != KindRequest || method != "tools/call" || !s.nameOK {
+		return ""
+	}
+	return s.name
 }
 
 // scalarValue reports whether the value just read was a number or literal

@@ -76,6 +76,41 @@ func TestEnvScanFindsTheTopLevelEnvelope(t *testing.T) {
 	}
 }
 
+// TestEnvScanFindsTheToolCalled checks that the scan reports the tool a
+// tools/call request names, wherever "name" stands in its params, however
+// the pieces cut the line, and only when the line is such a request.
+func TestEnvScanFindsTheToolCalled(t *testing.T) {
+	for _, tt := range []struct {
+		line, tool string
+	}{
+		{`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"a","content":"x\"}"}}}`, "write_text_file"},
+		{`{"params":{"arguments":{"name":"inner","content":"{[\\"},"name":"w\u0072ite"},"method":"tools/call","id":"a"}`, "write"},
+		{`{"id":1,"method":"tools/call","params":{"_meta":{"name":"no"},"name" : "edit_text_file" }}`, "edit_text_file"},
+		// Not reported.
+		{`{"id":1,"method":"tools/list","params":{"name":"x"}}`, ""},
+		{`{"method":"tools/call","params":{"name":"x"}}`, ""},
+		{`{"id":1,"method":"tools/call","params":{"name":"x","name":"y"}}`, ""},
+		{`{"id":1,"method":"tools/call","params":{"name":7}}`, ""},
+		{`{"id":1,"method":"tools/call","params":{"arguments":{"name":"x"}}}`, ""},
+		{`{"id":1,"method":"tools/call","params":["name","x"]}`, ""},
+		{`{"id":1,"method":"tools/call","params":{"name":"x"}`, ""},
+	} {
+		line := []byte(tt.line)
+		for i := range len(line) + 1 {
+			for j := i; j <= len(line); j++ {
+				var s envScan
+				s.reset()
+				s.feed(line[:i])
+				s.feed(line[i:j])
+				s.feed(line[j:])
+				if got := s.tool(); got != tt.tool {
+					t.Fatalf("%s in pieces at %d, %d: tool %q, want %q", tt.line, i, j, got, tt.tool)
+				}
+			}
+		}
+	}
+}
+
 // TestEnvScanCarriesBackslashRunsAcrossPieces checks that whether a quote
 // is escaped is decided by the whole run of backslashes before it, however
 // the pieces cut that run.

@@ -52,8 +52,8 @@ Flags:
 	edit_text_file, create_directory, move_file and delete_file.
   --max-file-size N
 	the largest content a read returns or a write accepts: 512KiB,
-	10MiB (the default), 1GiB. Above 31.5MiB it also raises the message
-	limit (64MiB) to twice the size plus 1MiB.
+	10MiB (the default), 1GiB. Above 10.5MiB it also raises the message
+	limit (64MiB) to six times the size plus 1MiB.
   --allow-hard-links
 	let the tools read and write a file that has more than one name
 	(hard links). By default such a file is refused: a hard link made

@@ -46,8 +46,9 @@ Flags:
 	the largest content a read returns or a write accepts, in bytes or
 	with a binary unit: 512KiB, 10MiB, 1GiB (K, M, G mean the same).
 	The default is 10MiB. A line range of a larger file can still be read.
-	Above 31.5MiB it also raises the message limit (64MiB) to twice the
-	size plus 1MiB.
+	Above 10.5MiB it also raises the message limit (64MiB) to six times
+	the size plus 1MiB, so that a file at the limit fits in a message
+	however much of it JSON escapes.
   --allow-hard-links
 	let the tools read and write a file that has more than one name
 	(hard links). By default such a file is refused: a hard link made

@@ -124,9 +124,10 @@ func (r *diskRoot) openDir(rel string) (*os.File, fs.FileInfo, error) {
 
 // dirErr maps an error from openDir: a path that exists and is not a
 // directory gets errNotADirectory, where mapErr would say that a parent is
-// not one.
+// not one. Where open has no O_DIRECTORY, opening a socket or a device
+// fails with its own error (ENXIO, EOPNOTSUPP), so any error is checked.
 func (d *Disk) dirErr(op, path string, r *diskRoot, rel string, err error) error {
-	if errors.Is(err, syscall.ENOTDIR) {
+	if errors.Is(err, syscall.ENOTDIR) || oDirectory == 0 {
 		if info, serr := r.root.Stat(rel); serr == nil && !info.IsDir() {
 			return &fs.PathError{Op: op, Path: path, Err: errNotADirectory}
 		}

@@ -277,7 +277,7 @@ func (b *limitedBody) overLimit(err error) error {
 		case empty >= 100:
 			return io.ErrNoProgress
 		case b.n > b.limit+b.scan || b.env.NotToolCall():
-			b.w.Header().Set("Connection", "close")
+			b.stop()
 			return bodyTooLarge(b.length, b.limit)
 		}
 		if buf == nil {
@@ -291,6 +291,14 @@ func (b *limitedBody) overLimit(err error) error {
 			empty = 0
 		}
 	}
+}
+
+// stop has the server close the connection once it has answered, after a
+// pause for the client to read the answer before the rest of the body it
+// sends is refused: what it does for a read past the limit of an
+// http.MaxBytesReader, which a read of one byte past a limit of 0 is.
+func (b *limitedBody) stop() {
+	http.MaxBytesReader(b.w, b.ReadCloser, 0).Read(make([]byte, 1))
 }
 
 // bodyTooLarge says that a request body of size bytes (-1: unknown) is

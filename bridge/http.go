@@ -4,7 +4,6 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,15 +28,22 @@ const EndpointPath = "/mcp"
 // request whose body does not arrive within [DefaultHandshakeTimeout] has
 // its connection dropped; one whose body is over [MaxRequestBody] (for a
 // server of NewServer's, the [MessageLimit] of its file size limit) is
-// refused.
+// refused, unless it is one tools/call request: that gets a tool error
+// that names the tool and the sizes, as over stdio.
 func NewHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger) http.Handler {
+	return newHTTPHandler(srv, token, logger, int64(messageLimitOf(srv)), overlongScan)
+}
+
+// newHTTPHandler is NewHTTPHandler with limit on a request body, read on
+// up to scan bytes past it (see limitBodyScan).
+func newHTTPHandler(srv *server.MCPServer, token string, logger *slog.Logger, limit, scan int64) http.Handler {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	mux := http.NewServeMux()
 	_, h := newStreamableHTTP(srv, slog.New(lowerInfo{logger.Handler()}), RequestScopedRoots)
 	mux.Handle(EndpointPath, h)
-	return bodyTimeout(GuardHTTP(limitBody(mux, int64(messageLimitOf(srv))), token), DefaultHandshakeTimeout)
+	return bodyTimeout(GuardHTTP(limitBodyScan(mux, limit, scan), token), DefaultHandshakeTimeout)
 }
 
 // GuardHTTP protects next, an HTTP endpoint meant to be reached on a
@@ -187,13 +193,30 @@ func messageLimitOf(srv *server.MCPServer) int {
 	return wire.DefaultMaxLineSize
 }
 
-// limitBody refuses a request body over limit bytes before next reads it
-// whole: one whose Content-Length says so gets 413 and a JSON-RPC error
-// that names the limit, and one that turns out longer as it is read fails
-// the read with such an error (mcp-go then answers with it).
+// overlongScan is how far past the limit an over-long request body is
+// read on, without being kept, for the envelope scan to tell whether it is
+// one tools/call request, which then gets a tool error (see limitBody).
+// The scan holds a few hundred bytes; this bounds the time it takes (the
+// body timeout bounds it too) and the bytes a client can make it read.
+const overlongScan = 1 << 30
+
+// limitBody bounds a request body to limit bytes before next reads it
+// whole, as limitBodyScan does with overlongScan.
 func limitBody(next http.Handler, limit int64) http.Handler {
+	return limitBodyScan(next, limit, overlongScan)
+}
+
+// limitBodyScan bounds a request body to limit bytes before next reads it
+// whole. Past the limit, the rest goes only through the envelope scan
+// (wire.BodyScan), and the read fails: with an *overlongCall if the body
+// is one tools/call request (the session gate answers it with a tool
+// error), else with an error that names the limit (mcp-go answers with
+// it). The rest is not read once the scan tells it is no such call, nor
+// past limit+scan (the connection then closes); a Content-Length past
+// that gets 413 and such an error at once.
+func limitBodyScan(next http.Handler, limit, scan int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.ContentLength > limit {
+		if r.ContentLength > limit+scan {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Connection", "close")
 			w.WriteHeader(http.StatusRequestEntityTooLarge)
@@ -201,24 +224,81 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			return
 		}
 		if r.Body != nil && r.Body != http.NoBody {
-			r.Body = limitedBody{http.MaxBytesReader(w, r.Body, limit), limit}
+			r.Body = &limitedBody{ReadCloser: r.Body, w: w, limit: limit, scan: scan, length: r.ContentLength, env: wire.NewBodyScan()}
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// limitedBody names the limit when the body goes over it.
+// limitedBody passes on a body up to its limit, scanning it as it goes,
+// and what is past the limit only to the scan (see limitBodyScan).
 type limitedBody struct {
 	io.ReadCloser
-	limit int64
+	w      http.ResponseWriter
+	limit  int64
+	scan   int64
+	length int64          // the Content-Length, -1 if unknown
+	env    *wire.BodyScan // has seen the n bytes read so far
+	n      int64
+	err    error // once past the limit, what every read returns
 }
 
-func (b limitedBody) Read(p []byte) (int, error) {
-	n, err := b.ReadCloser.Read(p)
-	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-		err = bodyTooLarge(-1, b.limit)
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
 	}
-	return n, err
+	// One byte past the limit tells that the body is over it.
+	if rest := b.limit + 1 - b.n; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.n += int64(n)
+	b.env.Write(p[:n])
+	if b.n <= b.limit {
+		return n, err
+	}
+	b.err = b.overLimit(err)
+	return n - 1, b.err
+}
+
+// overLimit reads on the body past its limit into the scan, and returns
+// the error that fails its reads; err is that of the last read.
+func (b *limitedBody) overLimit(err error) error {
+	var buf []byte
+	for empty := 0; ; {
+		switch {
+		case err == io.EOF:
+			if over := b.env.Overlong("mcp client", int(b.limit)); over.Kind == wire.KindRequest && over.Tool != "" {
+				return &overlongCall{over}
+			}
+			return bodyTooLarge(b.n, b.limit)
+		case err != nil:
+			return err // a stalled body, say: the connection is dropped
+		case empty >= 100:
+			return io.ErrNoProgress
+		case b.n > b.limit+b.scan || b.env.NotToolCall():
+			b.stop()
+			return bodyTooLarge(b.length, b.limit)
+		}
+		if buf == nil {
+			buf = make([]byte, 64<<10)
+		}
+		var n int
+		n, err = b.ReadCloser.Read(buf[:min(int64(len(buf)), b.limit+b.scan+1-b.n)])
+		b.n += int64(n)
+		b.env.Write(buf[:n])
+		if empty++; n > 0 {
+			empty = 0
+		}
+	}
+}
+
+// stop has the server close the connection once it has answered, after a
+// pause for the client to read the answer before the rest of the body it
+// sends is refused: what it does for a read past the limit of an
+// http.MaxBytesReader, which a read of one byte past a limit of 0 is.
+func (b *limitedBody) stop() {
+	http.MaxBytesReader(b.w, b.ReadCloser, 0).Read(make([]byte, 1))
 }
 
 // bodyTooLarge says that a request body of size bytes (-1: unknown) is

@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -132,7 +133,9 @@ type sessionError string
 
 func (e sessionError) Error() string { return string(e) }
 
-// sessionGate checks the session of each request before next serves it.
+// sessionGate checks the session of each request before next serves it,
+// or before it answers a tools/call too long to read (an *overlongCall
+// from limitBody) with a tool error.
 type sessionGate struct {
 	next http.Handler
 	live *liveSessions
@@ -142,9 +145,14 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer g.cleanUp()
 	modern := mcp.IsModernProtocol(r.Header.Get(mcp.HeaderProtocolVersion))
 	initialize := false
+	var call *overlongCall // answered once the session is checked
 	switch r.Method {
 	case http.MethodPost:
 		body, err := io.ReadAll(r.Body)
+		if c, ok := errors.AsType[*overlongCall](err); ok {
+			call = c
+			break
+		}
 		r.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
 		if err != nil {
 			g.next.ServeHTTP(w, r) // mcp-go answers the failed read
@@ -186,6 +194,10 @@ func (g *sessionGate) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeRPCError(w, http.StatusNotFound, wire.CodeInvalidRequest, errUnknownSession.Error())
 			return
 		}
+	}
+	if call != nil {
+		call.answer(w)
+		return
 	}
 	g.next.ServeHTTP(w, r)
 }

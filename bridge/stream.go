@@ -20,7 +20,6 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // ServeStream serves srv to one MCP client over rwc, newline-delimited
@@ -431,19 +430,7 @@ func (c *conn) overlong(over *wire.OverlongError) {
 	c.log.Warn("skipping an overlong MCP message", "error", over)
 	switch {
 	case over.Kind == wire.KindRequest && over.Tool != "":
-		// Too long because of its arguments: the model that made the call
-		// should learn it, and a tool error is what it sees.
-		msg := fmt.Sprintf("%s: the call of %s exceeds the %s limit on one message, and was not carried out; send less content",
-			over.Tool, runtime.FormatSize(over.Len), runtime.FormatSize(int64(over.Max)))
-		line, err := json.Marshal(mcp.JSONRPCResponse{
-			JSONRPC: mcp.JSONRPC_VERSION,
-			ID:      requestID(over.ID),
-			Result:  mcp.NewToolResultError(msg),
-		})
-		if err != nil {
-			line = wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)
-		}
-		c.send(outLine{pieces: [][]byte{line}})
+		c.send(outLine{pieces: [][]byte{overlongToolAnswer(over)}})
 	case over.Kind == wire.KindRequest:
 		c.send(outLine{pieces: [][]byte{wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)}})
 	case over.Kind == wire.KindResponse:

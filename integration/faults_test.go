@@ -239,9 +239,7 @@ func proxyOverlong(t *testing.T, mode agentMode, n, m int64, answers bool) int64
 	if entry.Type == "http" {
 		for _, known := range []bool{true, false} {
 			status, body := postOverlong(t, entry, call(7), m, known)
-			if !strings.Contains(body, "exceeds the "+lineLimit+" limit") || status < 400 {
-				t.Errorf("an HTTP request of %d MiB (length known: %v): status %d, body %.300s", m>>20, known, status, body)
-			}
+			wantHTTPToolRefused(t, fmt.Sprintf("an HTTP call of %d MiB (length known: %v)", m>>20, known), status, body)
 		}
 	} else {
 		relayOverlong(t, entry, call(7))
@@ -283,7 +281,8 @@ func editorOverlongAnswer(t *testing.T, r *proxyRun, s acpSession, n int64) {
 }
 
 // postOverlong posts body (of n bytes, announced in Content-Length if
-// known) to an http entry and returns the status and body of the answer.
+// known) to an http entry as a stateless 2026-07-28 request, and returns
+// the status and body of the answer.
 func postOverlong(t *testing.T, e mcpEntry, body io.Reader, n int64, known bool) (int, string) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(callContext(t), http.MethodPost, e.URL, io.NopCloser(body))
@@ -295,7 +294,10 @@ func postOverlong(t *testing.T, e mcpEntry, body io.Reader, n int64, known bool)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", e.value(e.Headers, "Authorization"))
+	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if auth := e.value(e.Headers, "Authorization"); auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatalf("POST %d MiB: %v", n>>20, err)
@@ -303,6 +305,42 @@ func postOverlong(t *testing.T, e mcpEntry, body io.Reader, n int64, known bool)
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	return resp.StatusCode, string(b)
+}
+
+// wantHTTPToolRefused fails the test unless an HTTP answer (status and
+// body) to what is a 200 with the tool error of an overlong call of
+// write_text_file, as over a stream.
+func wantHTTPToolRefused(t *testing.T, what string, status int, body string) {
+	t.Helper()
+	var r rpcResponse
+	if err := json.Unmarshal([]byte(body), &r); status != http.StatusOK || err != nil {
+		t.Errorf("%s: status %d, body %.300s; want 200 and a tool error", what, status, body)
+		return
+	}
+	wantToolRefused(t, r, "write_text_file")
+}
+
+// TestServeHTTPRefusesOverlongInput: over serve --http, a tools/call over
+// the limit gets the tool error it gets over stdio, whether its length is
+// announced or not, and another request over the limit the transport's
+// error that names the limit.
+func TestServeHTTPRefusesOverlongInput(t *testing.T) {
+	t.Parallel()
+	dir := tempDir(t)
+	s := startHTTP(t, dir, nil, "--http-no-auth")
+	e := mcpEntry{URL: s.url}
+	for _, known := range []bool{true, false} {
+		call := overlongLine(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"big.txt","content":"`,
+			smallOverlong, `"}},"id":2}`)
+		status, body := postOverlong(t, e, call, smallOverlong, known)
+		wantHTTPToolRefused(t, fmt.Sprintf("a call of %d MiB (length known: %v)", smallOverlong>>20, known), status, body)
+		read := overlongLine(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///`, smallOverlong, `"}}`)
+		if status, body := postOverlong(t, e, read, smallOverlong, known); status < 400 || !strings.Contains(body, "exceeds the "+lineLimit+" limit") {
+			t.Errorf("a resources/read of %d MiB (length known: %v): status %d, body %.300s; want the limit named", smallOverlong>>20, known, status, body)
+		}
+	}
+	wantNoFile(t, dir+"/big.txt")
+	s.stop()
 }
 
 // relayOverlong runs mcp-acpfs relay for a stdio entry and sends line

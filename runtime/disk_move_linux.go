@@ -3,7 +3,6 @@
 package runtime
 
 import (
-	"path/filepath"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -27,18 +26,7 @@ const oDirectory = syscall.O_DIRECTORY
 // with EEXIST; on a file system without it, drel is looked up first (a
 // small window in which a new drel could be replaced).
 func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) error {
-	sp, _, err := sr.openDir(filepath.Dir(srel))
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	dp, _, err := dr.openDir(filepath.Dir(drel))
-	if err != nil {
-		return err
-	}
-	defer dp.Close()
-	from, to := filepath.Base(srel), filepath.Base(drel)
-	return withFDs(sp, dp, func(sfd, dfd int) error {
+	return atParents(sr, srel, dr, drel, func(sfd int, from string, dfd int, to string) error {
 		if overwrite {
 			return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
 		}

@@ -3,8 +3,6 @@
 package runtime
 
 import (
-	"path/filepath"
-
 	"golang.org/x/sys/unix"
 )
 
@@ -16,18 +14,7 @@ const renamesAcrossRoots = true
 // between the handles of the two parent directories, each opened through
 // its root's os.Root, on single names, which rename never follows.
 func renameBetween(sr *diskRoot, srel string, dr *diskRoot, drel string) error {
-	sp, _, err := sr.openDir(filepath.Dir(srel))
-	if err != nil {
-		return err
-	}
-	defer sp.Close()
-	dp, _, err := dr.openDir(filepath.Dir(drel))
-	if err != nil {
-		return err
-	}
-	defer dp.Close()
-	from, to := filepath.Base(srel), filepath.Base(drel)
-	return withFDs(sp, dp, func(sfd, dfd int) error {
+	return atParents(sr, srel, dr, drel, func(sfd int, from string, dfd int, to string) error {
 		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
 	})
 }

@@ -4,6 +4,7 @@ package runtime
 
 import (
 	"os"
+	"path/filepath"
 
 	"golang.org/x/sys/unix"
 )
@@ -37,4 +38,23 @@ func ignoringEINTR(f func() error) error {
 			return err
 		}
 	}
+}
+
+// atParents calls f with the descriptors of the parent directories of
+// srel in sr and drel in dr, each opened through its root's os.Root, and
+// with their last names, which the *at calls never follow.
+func atParents(sr *diskRoot, srel string, dr *diskRoot, drel string, f func(sfd int, from string, dfd int, to string) error) error {
+	sp, _, err := sr.openDir(filepath.Dir(srel))
+	if err != nil {
+		return err
+	}
+	defer sp.Close()
+	dp, _, err := dr.openDir(filepath.Dir(drel))
+	if err != nil {
+		return err
+	}
+	defer dp.Close()
+	return withFDs(sp, dp, func(sfd, dfd int) error {
+		return f(sfd, filepath.Base(srel), dfd, filepath.Base(drel))
+	})
 }

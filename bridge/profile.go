@@ -197,30 +197,49 @@ func profileByName(name string) *profile {
 // profileByCommand returns the profile of the agent that argv runs, or nil.
 // It looks at the program and at every later word that is a path or a
 // scoped npm package (not a flag, and not a bare word, which may be any
-// flag's value), element by element, so that
+// flag's value). Of a path it takes only the file's name and the package
+// named after an @scope, never a folder's name, so that
 // /usr/lib/node_modules/@google/gemini-cli/bundle/gemini.js and
-// npx @zed-industries/codex-acp@0.16.0 are both recognised.
+// npx @zed-industries/codex-acp@0.16.0 are recognised but
+// --config /home/me/gemini/agent.json is not.
 func profileByCommand(argv []string) *profile {
 	isSep := func(r rune) bool { return r == '/' || r == '\\' }
 	for i, word := range argv {
 		if i > 0 && (strings.HasPrefix(word, "-") || !strings.ContainsFunc(word, isSep)) {
 			continue
 		}
-		for _, elem := range strings.FieldsFunc(word, isSep) {
-			if at := strings.LastIndexByte(elem, '@'); at > 0 {
-				elem = elem[:at] // a package's version
+		elems := strings.FieldsFunc(word, isSep)
+		if len(elems) == 0 {
+			continue
+		}
+		names := []string{elems[len(elems)-1]}
+		for j, elem := range elems[:len(elems)-1] {
+			if strings.HasPrefix(elem, "@") {
+				names = append(names, elems[j+1])
 			}
-			switch ext := filepath.Ext(elem); ext {
-			case ".js", ".mjs", ".cjs", ".cmd", ".exe", ".ps1":
-				elem = strings.TrimSuffix(elem, ext)
+		}
+		for _, name := range names {
+			if p := profileByFile(name); p != nil {
+				return p
 			}
-			for _, p := range profiles {
-				for _, c := range p.commands {
-					if elem == c {
-						return p
-					}
-				}
-			}
+		}
+	}
+	return nil
+}
+
+// profileByFile returns the profile whose command is name, less a
+// package's @version and a script's or program's extension, or nil.
+func profileByFile(name string) *profile {
+	if at := strings.LastIndexByte(name, '@'); at > 0 {
+		name = name[:at]
+	}
+	switch ext := filepath.Ext(name); ext {
+	case ".js", ".mjs", ".cjs", ".cmd", ".exe", ".ps1":
+		name = strings.TrimSuffix(name, ext)
+	}
+	for _, p := range profiles {
+		if contains(p.commands, name) {
+			return p
 		}
 	}
 	return nil

@@ -231,6 +231,11 @@ func TestProfileByCommand(t *testing.T) {
 		{[]string{"my-agent", "--model", "gemini"}, ""},
 		{[]string{"sh", "-c", "codex-acp -c model=m"}, ""},
 		{[]string{"goose", "acp"}, ""},
+		// A folder's name is not the agent's.
+		{[]string{"my-agent", "--config", "/home/u/projects/gemini/agent.json"}, ""},
+		{[]string{"/opt/codex-acp/bin/my-own-agent"}, ""},
+		{[]string{"node", "/home/u/src/claude-agent-acp/fork/dist/index.js"}, ""},
+		{[]string{"/x/node_modules/@zed-industries/codex-acp-linux-x64/bin/codex-acp"}, "codex-acp"},
 		{nil, ""},
 	} {
 		got := ""

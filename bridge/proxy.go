@@ -92,7 +92,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	if st.waitsForEditor() {
 		// The agent's command line depends on what the editor serves,
 		// which its first message, initialize, tells.
-		m, err := pullFirst(ctx, editorIn, editor)
+		m, err := pullFirst(ctx, editorIn, editor, opts.StopGrace)
 		if _, over := errors.AsType[*wire.OverlongError](err); err != nil && !over {
 			log.Debug("the editor closed the stream before initialize", "error", err)
 			editor.Close()
@@ -253,8 +253,12 @@ type pulled struct {
 }
 
 // pullFirst reads the editor's first message. When ctx ends first, it
-// closes the editor's stream to end the read.
-func pullFirst(ctx context.Context, r *wire.Reader, editor io.Closer) (wire.Message, error) {
+// closes the editor's stream to end the read, and waits for that for at
+// most grace: closing a stream that is not in Go's poller (a blocking
+// pipe as stdin) does not end a pending read. Then the reading goroutine
+// is left behind, blocked until the stream ends or the process exits; it
+// touches nothing but r and a buffered channel no one reads.
+func pullFirst(ctx context.Context, r *wire.Reader, editor io.Closer, grace time.Duration) (wire.Message, error) {
 	c := make(chan pulled, 1)
 	go func() {
 		m, err := r.Next()
@@ -265,7 +269,7 @@ func pullFirst(ctx context.Context, r *wire.Reader, editor io.Closer) (wire.Mess
 		return res.m, res.err
 	case <-ctx.Done():
 		editor.Close()
-		<-c
+		waitAtMost(c, grace)
 		return wire.Message{}, ctx.Err()
 	}
 }

@@ -383,3 +383,77 @@ func TestProxyWaitingForTheEditor(t *testing.T) {
 		})
 	}
 }
+
+// stuckStream is an editor's stream whose Read, like one of a blocking
+// pipe outside Go's poller, does not return when the stream is closed;
+// only release ends it.
+type stuckStream struct {
+	released chan struct{}
+	closed   chan struct{}
+}
+
+func newStuckStream() *stuckStream {
+	return &stuckStream{released: make(chan struct{}), closed: make(chan struct{})}
+}
+
+func (s *stuckStream) Read([]byte) (int, error) {
+	<-s.released
+	return 0, io.EOF
+}
+
+func (s *stuckStream) Write(b []byte) (int, error) { return len(b), nil }
+
+func (s *stuckStream) Close() error {
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+	return nil
+}
+
+// An interruption before the editor's initialize ends the proxy within
+// the stop grace even when closing the editor's stream does not end the
+// read pending on it.
+func TestProxyInterruptedWhileTheEditorsReadIsStuck(t *testing.T) {
+	leaks := goleak.IgnoreCurrent()
+	defer goleak.VerifyNone(t, leaks)
+	script, args := agentScript(t, "codex-acp")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	editor := newStuckStream()
+	defer close(editor.released) // ends the read left behind, for goleak
+	const grace = 200 * time.Millisecond
+	exited := make(chan int, 1)
+	go func() {
+		code, err := bridge.RunProxy(ctx, editor, []string{script}, bridge.ProxyOptions{
+			Bridge: bridge.BridgeOptions{Logger: slog.New(slog.DiscardHandler)}, AgentStderr: io.Discard,
+			StopGrace: grace})
+		if err != nil {
+			t.Errorf("RunProxy: %v", err)
+		}
+		exited <- code
+	}()
+	time.Sleep(50 * time.Millisecond) // let the proxy wait for initialize
+	cancel()
+	begin := time.Now()
+	select {
+	case code := <-exited:
+		if code != 1 {
+			t.Errorf("exit code %d, want 1", code)
+		}
+		if d := time.Since(begin); d > grace+2*time.Second {
+			t.Errorf("the proxy took %v to exit, with a grace of %v", d, grace)
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("the proxy did not exit")
+	}
+	select {
+	case <-editor.closed:
+	default:
+		t.Error("the proxy did not close the editor's stream")
+	}
+	if _, err := os.Stat(args); !os.IsNotExist(err) {
+		t.Errorf("the agent was started: %v", err)
+	}
+}

@@ -121,7 +121,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 		steer:  st,
 	}
 	p.bridge = NewBridge(p.editor, opts.Bridge)
-	p.follow = &follower{server: st.server, cwd: p.sessionCwd, seen: map[string]json.RawMessage{}}
+	p.follow = newFollower(st.server, p.sessionCwd)
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })

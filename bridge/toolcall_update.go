@@ -3,10 +3,11 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
-	"path/filepath"
+	"os"
 	"strings"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/runtime"
 )
 
 // toolKinds are the ACP tool kinds of the file tools.
@@ -29,10 +30,19 @@ var toolKinds = map[string]string{
 type follower struct {
 	server string                      // the MCP server's name
 	cwd    func(session string) string // a session's working directory; "" if unknown
+	home   string                      // the user's home directory, for ~/ as the tools expand it
 	// seen holds the locations of calls whose arguments came in an
 	// earlier report (gemini sends them once, in the permission request),
-	// by toolCallId, until the call completes or fails.
+	// by session and toolCallId (unique only within a session), until the
+	// call completes or fails.
 	seen map[string]json.RawMessage
+}
+
+// newFollower returns a follower of the calls to the tools of server,
+// whose sessions' working directories cwd gives.
+func newFollower(server string, cwd func(session string) string) *follower {
+	home, _ := os.UserHomeDir() // without one, ~/ stays a relative name, as for the tools
+	return &follower{server: server, cwd: cwd, home: home, seen: map[string]json.RawMessage{}}
 }
 
 // maxSeen bounds follower.seen: calls that never complete are forgotten.
@@ -80,19 +90,22 @@ func (f *follower) rewrite(m wire.Message, member string) []byte {
 	json.Unmarshal(params["sessionId"], &session)
 	tool, args := f.identify(call, status)
 	done := status == "completed" || status == "failed"
-	locs := f.seen[id]
-	if tool != "" && args != nil {
+	key := session + "\x00" + id
+	locs := f.seen[key]
+	// Empty arguments are unknown ones: claude-agent-acp's first report
+	// of a call has rawInput {}.
+	if tool != "" && len(args) > 0 {
 		if l := f.locations(tool, args, session); l != nil {
 			locs = l
 		}
 	}
 	if done {
-		delete(f.seen, id)
+		delete(f.seen, key)
 	} else if locs != nil && id != "" {
 		if len(f.seen) >= maxSeen {
 			clear(f.seen)
 		}
-		f.seen[id] = locs
+		f.seen[key] = locs
 	}
 	changed := false
 	if k, ok := toolKinds[tool]; ok && (call["kind"] == nil || bytes.Equal(bytes.TrimSpace(call["kind"]), otherKind)) {
@@ -184,8 +197,9 @@ func (f *follower) identify(call map[string]json.RawMessage, status string) (str
 // locations returns the ACP locations of a call to tool with args, as a
 // JSON list, or nil when they are unknown: the file or directory it works
 // on (a move's destination; a search's directory, the working directory by
-// default), with the line a read starts at. Relative paths resolve
-// against the session's working directory.
+// default), with the line a read starts at. The path resolves as the
+// tools resolve it: ~/ is the home directory, a file URI its path, and a
+// relative path is joined to the session's working directory.
 func (f *follower) locations(tool string, args map[string]any, session string) json.RawMessage {
 	key := "path"
 	if tool == MoveFile {
@@ -198,15 +212,13 @@ func (f *follower) locations(tool string, args map[string]any, session string) j
 	if p == "" {
 		return nil
 	}
-	if !filepath.IsAbs(p) {
-		cwd := ""
-		if f.cwd != nil {
-			cwd = f.cwd(session)
-		}
-		if cwd == "" {
-			return nil
-		}
-		p = filepath.Join(cwd, p)
+	cwd := ""
+	if f.cwd != nil {
+		cwd = f.cwd(session)
+	}
+	p, err := runtime.Abs(cwd, runtime.ExpandHome(f.home, p))
+	if err != nil {
+		return nil // relative with no known working directory, or not a path
 	}
 	loc := map[string]any{"path": p}
 	if line, ok := args["line"].(float64); ok && tool == ReadTextFile && line >= 1 && line == float64(int64(line)) {

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -247,5 +248,57 @@ func BenchmarkFollower(b *testing.B) {
 				f.update(m)
 			}
 		})
+	}
+}
+
+// locationsOf returns the locations f fills into a claude-style report of
+// a call to tool with rawInput in session, as JSON text ("" for none).
+func locationsOf(t *testing.T, f *follower, session, id, tool, rawInput string) string {
+	t.Helper()
+	line := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"` + session + `","update":{"sessionUpdate":"tool_call","toolCallId":"` + id + `","status":"pending","title":"mcp__acpfs__` + tool + `","kind":"other","rawInput":` + rawInput + `}}}`
+	out := f.update(parseLine(t, line))
+	var u struct {
+		Params struct {
+			Update struct {
+				Locations json.RawMessage `json:"locations"`
+			} `json:"update"`
+		} `json:"params"`
+	}
+	if out != nil {
+		json.Unmarshal(out, &u)
+	}
+	return string(u.Params.Update.Locations)
+}
+
+// Locations resolve as the tools resolve paths (~/ and file URIs
+// included), are remembered per session, and come only from arguments
+// that are there.
+func TestFollowerLocationsAsTheToolsResolve(t *testing.T) {
+	cwds := map[string]string{"s1": "/w", "s2": "/v"}
+	f := newFollower("acpfs", func(s string) string { return cwds[s] })
+	f.home = "/home/me"
+	for i, tc := range []struct{ input, want string }{
+		{`{"path":"~/notes.txt"}`, `[{"path":"/home/me/notes.txt"}]`},
+		{`{"path":"file:///w/a.txt"}`, `[{"path":"/w/a.txt"}]`},
+		{`{"path":"file:/w/b.txt"}`, `[{"path":"/w/b.txt"}]`},
+		{`{"path":"sub/../c.txt"}`, `[{"path":"/w/c.txt"}]`},
+		{`{"path":"file://host/x"}`, ``}, // not a path the tools take
+	} {
+		if got := locationsOf(t, f, "s1", fmt.Sprint("c", i), ReadTextFile, tc.input); got != tc.want {
+			t.Errorf("%s: locations %s, want %s", tc.input, got, tc.want)
+		}
+	}
+
+	// claude's first report of a call has rawInput {}: no placeholder.
+	if got := locationsOf(t, f, "s1", "g1", Grep, `{}`); got != "" {
+		t.Errorf("a grep with unknown arguments got locations %s", got)
+	}
+
+	// The same call id in two sessions names two calls.
+	if got := locationsOf(t, f, "s1", "call_1", Grep, `{"pattern":"x","path":"src"}`); got != `[{"path":"/w/src"}]` {
+		t.Fatalf("s1 grep: %s", got)
+	}
+	if got := locationsOf(t, f, "s2", "call_1", ReadTextFile, `{}`); got != "" {
+		t.Errorf("session s2 got session s1's location %s", got)
 	}
 }

@@ -148,7 +148,9 @@ func renderListing(path string, entries []runtime.DirEntry, truncated bool) (*li
 // quoted like Go's %q when it holds a character that could fake a line or
 // hide what follows (a control character, a line or paragraph separator,
 // an invisible format character such as a bidirectional override, or a
-// byte that is not UTF-8). Structured content keeps the real name.
+// byte that is not UTF-8), or when it starts with a double quote, so that
+// a name such as "a\nb", in ordinary characters, does not read as the
+// quoted form of another. Structured content keeps the real name.
 func textName(s string) string {
 	if !needsQuote(s, false) {
 		return s
@@ -165,9 +167,13 @@ func textLine(s string) string {
 	return strconv.Quote(s)
 }
 
-// needsQuote reports whether s holds a character textName quotes; a tab
-// does not count when tabs is set.
+// needsQuote reports whether textName quotes s: whether s starts with a
+// double quote or holds a character textName quotes; a tab does not count
+// when tabs is set.
 func needsQuote(s string, tabs bool) bool {
+	if strings.HasPrefix(s, `"`) {
+		return true
+	}
 	for i, r := range s {
 		switch {
 		case r == '\t' && tabs:

@@ -15,6 +15,9 @@ import (
 // fake lines in the text content of a result, which is what many hosts
 // show a model. The text shows such a name quoted like Go's %q; the
 // structured content keeps it as it is; and a plain name stays plain.
+// A name or line that starts with a double quote is quoted too, so that
+// one that looks like a quoted name, in ordinary characters, does not
+// read as one.
 func TestTextEscapesNames(t *testing.T) {
 	f := newFixture(t, false)
 	evil := []string{
@@ -23,8 +26,12 @@ func TestTextEscapesNames(t *testing.T) {
 		"sep\u2028fake",
 		"rlo\u202etxt.exe",
 	}
-	f.writeFile(t, "plain.txt", "needle\nneedle\vplain.txt:9:injected\nneedle\u2029x\nneedle\twith a tab\n")
-	for _, name := range evil {
+	// Ordinary characters, which read as the quoted form of a name with a
+	// newline unless they are quoted in turn.
+	const lookalike = `"a\nb"`
+	f.writeFile(t, "plain.txt", "needle\nneedle\vplain.txt:9:injected\nneedle\u2029x\nneedle\twith a tab\n"+
+		`"needle\nplain.txt:9:injected"`+"\n")
+	for _, name := range append(evil, lookalike) {
 		if err := os.WriteFile(f.path(name), []byte("needle\n"), 0o644); err != nil {
 			t.Skipf("this file system refuses the name %q: %v", name, err)
 		}
@@ -54,6 +61,22 @@ func TestTextEscapesNames(t *testing.T) {
 				t.Errorf("%s: the structured content lacks the name %q: %s", tc.tool, name, structured)
 			}
 		}
+		// A listing and a tree show the name, which starts with the
+		// quote; glob and grep show the whole path, which does not.
+		var wantLookalike string
+		switch tc.tool {
+		case bridge.ListDirectory:
+			wantLookalike = "\n[FILE]    " + strconv.Quote(lookalike) + "\n"
+		case bridge.DirectoryTree:
+			wantLookalike = "\n  " + strconv.Quote(lookalike) + "\n"
+		case bridge.Glob:
+			wantLookalike = "\n" + f.path(lookalike) + "\n"
+		case bridge.Grep:
+			wantLookalike = "\n" + f.path(lookalike) + ":1:needle\n"
+		}
+		if !strings.Contains(txt+"\n", wantLookalike) {
+			t.Errorf("%s: the text lacks %q:\n%s", tc.tool, wantLookalike, txt)
+		}
 		if !strings.Contains(txt, "plain.txt") || strings.Contains(txt, `"plain.txt"`) {
 			t.Errorf("%s: a plain name is quoted, or missing:\n%s", tc.tool, txt)
 		}
@@ -66,6 +89,7 @@ func TestTextEscapesNames(t *testing.T) {
 			for _, want := range []string{
 				strconv.Quote("needle\vplain.txt:9:injected"),
 				strconv.Quote("needle\u2029x"),
+				strconv.Quote(`"needle\nplain.txt:9:injected"`),
 				":needle\twith a tab\n", // a tab alone is left as it is
 			} {
 				if !strings.Contains(txt+"\n", want) {

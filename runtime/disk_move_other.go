@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"strings"
 	"syscall"
 )
 
@@ -33,6 +35,10 @@ func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bo
 		dinfo = nil
 	case err != nil:
 		return err
+	case renamesCase(sinfo, dinfo, srel, drel):
+		// drel is srel itself, its name in another case: a case-only
+		// rename, which replaces nothing.
+		dinfo = nil
 	case !overwrite:
 		return syscall.EEXIST
 	case dinfo.IsDir() && !sinfo.IsDir():
@@ -49,6 +55,14 @@ func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bo
 		}
 	}
 	return sr.root.Rename(srel, drel)
+}
+
+// renamesCase reports whether renaming srel to drel only changes the case
+// of its name: the names differ only in case and name the same file, as
+// where the file system ignores case. (Two hard links whose names differ
+// only in case pass too; renaming one over the other does nothing.)
+func renamesCase(sinfo, dinfo fs.FileInfo, srel, drel string) bool {
+	return srel != drel && strings.EqualFold(srel, drel) && os.SameFile(sinfo, dinfo)
 }
 
 // removeEmptyDir removes the directory rel of r if it is empty, and

@@ -181,7 +181,9 @@ func (d *Disk) Narrow(dirs []string) (*Disk, error) {
 			if !ok {
 				continue
 			}
-			if err := n.add(dir, func() (*os.Root, error) { return r.root.OpenRoot(rel) }); err != nil {
+			// The narrowed root is spelled as its configured root spells
+			// the part they share (see CheckedPath).
+			if err := n.add(r.spell(dir), func() (*os.Root, error) { return r.root.OpenRoot(rel) }); err != nil {
 				if errors.Is(err, fs.ErrNotExist) || errors.Is(err, ErrOutsideRoots) || isEscape(err) {
 					continue
 				}
@@ -237,10 +239,40 @@ func (d *Disk) outside() error { return &OutsideRootsError{Roots: d.Roots()} }
 // (which could block the editor), and a regular file with other hard
 // links, unless they are allowed. A directory passes.
 func (d *Disk) Check(path string) error {
+	_, err := d.CheckedPath(path)
+	return err
+}
+
+// CheckedPath is [Disk.Check], and returns path as its root spells it:
+// the root's own path joined with the rest of path. That is the path to
+// give a peer that resolves names itself (the editor): where roots match
+// ignoring case (macOS, Windows), the spelling of the root part of path
+// may name another directory on a file system that tells case, or folds
+// it otherwise. Where names match byte for byte, it is path.
+func (d *Disk) CheckedPath(path string) (string, error) {
 	r, rel, err := d.locate(path)
 	if err != nil {
-		return &fs.PathError{Op: "check", Path: path, Err: err}
+		return "", &fs.PathError{Op: "check", Path: path, Err: err}
 	}
+	if err := d.checkIn(path, r, rel); err != nil {
+		return "", err
+	}
+	return r.spell(path), nil
+}
+
+// spell returns p, which lies in r, as r spells it.
+func (r *diskRoot) spell(p string) string {
+	if s, ok := hostPaths.spell(r.path, p); ok {
+		return s
+	}
+	if s, ok := hostPaths.spell(r.real, p); ok {
+		return s
+	}
+	return p
+}
+
+// checkIn is Check of path, which lies at rel in r.
+func (d *Disk) checkIn(path string, r *diskRoot, rel string) error {
 	// Walk up to the nearest existing ancestor; Stat follows symlinks
 	// and fails if one leads out of the root.
 	for p := rel; ; p = filepath.Dir(p) {

@@ -17,3 +17,4 @@ func NamesDirIn(f PathFlavor, p string) bool                    { return f.names
 func WithinIn(f PathFlavor, dir, p string) (string, bool)       { return f.within(dir, p) }
 func ExpandHomeIn(f PathFlavor, home, p string) string          { return f.expandHome(home, p) }
 func CheckPathIn(f PathFlavor, p string) error                  { return f.checkPath(p) }
+func SpellIn(f PathFlavor, dir, p string) (string, bool)        { return f.spell(dir, p) }

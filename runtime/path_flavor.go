@@ -130,6 +130,22 @@ func (f pathFlavor) within(dir, p string) (string, bool) {
 	return pnames, true
 }
 
+// spell returns p, which lies in dir, as dir spells it: dir joined with
+// the rest of p. It differs from p only where f matches names ignoring
+// case, and is what a peer that resolves names itself must be given.
+func (f pathFlavor) spell(dir, p string) (string, bool) {
+	rest, ok := f.within(dir, p)
+	switch {
+	case !ok:
+		return "", false
+	case rest == ".":
+		return dir, true
+	case f.hasSepSuffix(dir):
+		return dir + rest, true // a volume's root, as C:\ or /
+	}
+	return dir + string(f.sep()) + rest, true
+}
+
 // cut splits names at its first separator.
 func (f pathFlavor) cut(names string) (first, rest string) {
 	for i := 0; i < len(names); i++ {

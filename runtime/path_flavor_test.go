@@ -342,3 +342,31 @@ func TestCheckPathWindows(t *testing.T) {
 		}
 	}
 }
+
+// A path matched to a root ignoring case is given to the editor as the
+// root spells it: on a file system that tells case, or folds it otherwise
+// (NTFS keeps the Kelvin sign apart from K), the path's own spelling of
+// the root part may name another directory, outside every root.
+func TestSpellTakesTheRootsSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		f         runtime.PathFlavor
+		dir, p    string
+		want      string
+		wantMatch bool
+	}{
+		{runtime.DarwinPaths, "/Users/me/proj", "/users/ME/PROJ/src/a.txt", "/Users/me/proj/src/a.txt", true},
+		{runtime.DarwinPaths, "/Users/me/proj", "/USERS/me/proj", "/Users/me/proj", true},
+		{runtime.WindowsPaths, `C:\Users\me\work`, "C:\\users\\me\\wor\u212A\\x.ps1", `C:\Users\me\work\x.ps1`, true},
+		{runtime.WindowsPaths, `C:\w`, `c:/W/sub/A.txt`, `C:\w\sub/A.txt`, true},
+		{runtime.WindowsPaths, `C:\`, `c:\a.txt`, `C:\a.txt`, true},
+		{runtime.UnixPaths, "/w", "/w/a.txt", "/w/a.txt", true},
+		{runtime.UnixPaths, "/", "/a.txt", "/a.txt", true},
+		{runtime.UnixPaths, "/w", "/W/a.txt", "", false},
+		{runtime.DarwinPaths, "/w", "/w2/a.txt", "", false},
+	} {
+		got, ok := runtime.SpellIn(tc.f, tc.dir, tc.p)
+		if got != tc.want || ok != tc.wantMatch {
+			t.Errorf("spell(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, got, ok, tc.want, tc.wantMatch)
+		}
+	}
+}

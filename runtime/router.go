@@ -118,10 +118,11 @@ func (r *Router) ReadTextFile(ctx context.Context, path string, line, limit int)
 func (r *Router) read(ctx context.Context, path string, line, limit int) (string, Origin, error) {
 	switch r.Route(capabilities.OpRead) {
 	case capabilities.RouteEditor:
-		if err := r.disk.Check(path); err != nil {
+		spelled, err := r.disk.CheckedPath(path)
+		if err != nil {
 			return "", Origin{}, reop("read", err)
 		}
-		text, match, err := r.readEditor(ctx, path, line, limit)
+		text, match, err := r.readEditor(ctx, spelled, line, limit)
 		if !isMethodNotFound(err) {
 			return text, Origin{Route: capabilities.RouteEditor, Disk: match}, err
 		}
@@ -139,10 +140,11 @@ func (r *Router) read(ctx context.Context, path string, line, limit int) (string
 func (r *Router) WriteTextFile(ctx context.Context, path, content string) error {
 	switch r.Route(capabilities.OpWrite) {
 	case capabilities.RouteEditor:
-		if err := r.disk.Check(path); err != nil {
+		spelled, err := r.disk.CheckedPath(path)
+		if err != nil {
 			return reop("write", err)
 		}
-		err := r.editor.WriteTextFile(ctx, path, content)
+		err = r.editor.WriteTextFile(ctx, spelled, content)
 		if !isMethodNotFound(err) {
 			return err
 		}

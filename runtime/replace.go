@@ -69,18 +69,23 @@ func inUseDelay(try int) (time.Duration, bool) {
 
 // retryInUse calls op until it succeeds, fails for another reason than
 // inUse's, or has been tried as often as inUseDelay allows, waiting with
-// wait in between. Giving up, it returns an error wrapping ErrInUse; a
-// done ctx ends the waits with its error.
+// wait in between. Giving up, it returns an error wrapping ErrInUse, or
+// only fs.ErrPermission if every refusal was an access denial, which an
+// ACL that denies replacing the file gives too: only another refusal (a
+// sharing or lock violation) shows that another process holds it. A done
+// ctx ends the waits with its error.
 func retryInUse(ctx context.Context, op func() error, inUse func(error) bool, wait func(context.Context, time.Duration) error) error {
 	var waited time.Duration
+	held := false
 	for try := 0; ; try++ {
 		err := op()
 		if err == nil || !inUse(err) {
 			return err
 		}
+		held = held || !errors.Is(err, errorAccessDenied)
 		d, ok := inUseDelay(try)
 		if !ok {
-			return &inUseError{tries: try + 1, waited: waited, err: err}
+			return &inUseError{tries: try + 1, waited: waited, held: held, err: err}
 		}
 		if werr := wait(ctx, d); werr != nil {
 			return werr
@@ -105,6 +110,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 type inUseError struct {
 	tries  int
 	waited time.Duration
+	held   bool  // a refusal showed another process holding the file
 	err    error // the last attempt's
 }
 
@@ -114,10 +120,18 @@ func (e *inUseError) Error() string {
 	if errors.As(cause, &errno) {
 		cause = errno
 	}
+	if !e.held {
+		return fmt.Sprintf("%v (replacing the file was refused %d times over %v: %v); its permissions may not allow replacing it, or it is pending deletion or mapped into memory", fs.ErrPermission, e.tries, e.waited, cause)
+	}
 	return fmt.Sprintf("%v (replacing it failed %d times over %v: %v); close it there and try again", ErrInUse, e.tries, e.waited, cause)
 }
 
-func (e *inUseError) Unwrap() error { return ErrInUse }
+func (e *inUseError) Unwrap() error {
+	if !e.held {
+		return fs.ErrPermission
+	}
+	return ErrInUse
+}
 
 // Windows's codes (winerror.h) for a file that another process holds: open
 // without sharing its deletion, or locked.
@@ -130,7 +144,9 @@ const (
 // windowsInUse reports whether err is Windows's refusal of a rename over a
 // file that another process holds. Access denied is among them: it is what
 // a file pending deletion or mapped into memory gives; the read-only
-// attribute, which gives it too, is refused before (writable).
+// attribute, which gives it too, is refused before (writable). So does an
+// ACL that denies replacing the file: if access denied was all a rename met,
+// retryInUse reports a permission error rather than a file in use.
 func windowsInUse(err error) bool {
 	var errno syscall.Errno
 	if !errors.As(err, &errno) {

@@ -69,6 +69,19 @@ func TestRetryInUse(t *testing.T) {
 		t.Errorf("always in use: the message %q does not say what happened", msg)
 	}
 
+	denied := &os.LinkError{Op: "rename", Old: "a.tmp", New: "a.txt", Err: errorAccessDenied}
+	calls, _, err = run(t.Context(), denied)
+	if errors.Is(err, ErrInUse) || !errors.Is(err, fs.ErrPermission) || calls != 10 {
+		t.Errorf("always access denied: %d calls, %v; want 10 calls, a permission error that does not say in use", calls, err)
+	}
+	if msg := fmt.Sprint(err); strings.Contains(msg, "in use") || !strings.Contains(msg, "permission denied") {
+		t.Errorf("always access denied: the message %q does not say a permission error", msg)
+	}
+	calls, _, err = run(t.Context(), denied, inUse, denied)
+	if !errors.Is(err, ErrInUse) || calls != 10 {
+		t.Errorf("access denied after a sharing violation: %d calls, %v; want 10 calls, ErrInUse", calls, err)
+	}
+
 	other := &os.LinkError{Op: "rename", Old: "a.tmp", New: "a.txt", Err: syscall.Errno(2)}
 	if calls, waits, err = run(t.Context(), other); !errors.Is(err, syscall.Errno(2)) || calls != 1 || len(waits) != 0 {
 		t.Errorf("another error: %d calls, %d waits, %v; want it returned at once", calls, len(waits), err)

@@ -191,6 +191,10 @@ func (r *Router) compareDisk(ctx context.Context, path, text string, line, limit
 	switch {
 	case err == nil:
 		return matchString(disk, text), recent
+	case errors.Is(err, ErrPastEnd) && text == "":
+		// An editor that answers a range past the end with no lines
+		// rather than an error agrees with the disk.
+		return DiskSame, recent
 	case errors.Is(err, ErrPastEnd), errors.Is(err, ErrBinary), errors.Is(err, ErrTooLarge):
 		// The editor's lines are text within the limit; the disk has none.
 		return DiskDiffers, recent

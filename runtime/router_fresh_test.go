@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -417,5 +418,41 @@ func BenchmarkMatchText1MiB(b *testing.B) {
 		if m, err := runtime.MatchText(f, content, int64(len(content))); err != nil || m != runtime.DiskSame {
 			b.Fatal(m, err)
 		}
+	}
+}
+
+// TestRouterPastEndEmptyIsSame: an editor that answers a range past the
+// end with "" rather than an error agrees with a disk whose file has no
+// such lines either: the disk is the same, not different.
+func TestRouterPastEndEmptyIsSame(t *testing.T) {
+	dir := realTempDir(t)
+	content := "one\ntwo\n" + strings.Repeat("x", 80) + "\n"
+	writeFile(t, dir+"/f.txt", content)
+	backdate(t, dir+"/f.txt")
+	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed.Buffers.Set(dir+"/f.txt", content)
+	handle := func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+		res, err := ed.Handle(ctx, conn, req)
+		if e, ok := err.(*jsonrpc2.Error); ok && e.Data != nil && strings.Contains(string(*e.Data), "beyond the end") {
+			return map[string]string{"content": ""}, nil
+		}
+		return res, err
+	}
+	a, b := net.Pipe()
+	ctx := context.WithoutCancel(t.Context())
+	edConn := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(a), jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(handle)))
+	us := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(b), jsonrpc2.AsyncHandler(refuseRequests{}))
+	t.Cleanup(func() { us.Close(); edConn.Close() })
+
+	var client capabilities.Client
+	client.FS.ReadTextFile = true
+	r := runtime.NewRouter(runtime.RouterOptions{
+		Disk:   openDisk(t, runtime.DiskOptions{MaxFileSize: 64}, dir),
+		Editor: runtime.NewEditor(us, runtime.EditorOptions{SessionID: fixedSession("s"), MaxFileSize: 64}),
+		Client: client,
+	})
+	read, err := r.ReadTextFileSource(t.Context(), dir+"/f.txt", 10, 1)
+	if err != nil || read.Text != "" || read.Disk != runtime.DiskSame {
+		t.Errorf("read past the end = %q, %v, %v; want \"\", %v", read.Text, read.Disk, err, runtime.DiskSame)
 	}
 }

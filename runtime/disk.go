@@ -600,6 +600,9 @@ func (r *diskRoot) linkTarget(dirRel, dest string) (string, error) {
 		}
 		return in, nil
 	}
+	if !hostPaths.linkRelative(dest) {
+		return "", ErrOutsideRoots // \x or D:x on Windows: not from the link's directory
+	}
 	rel := filepath.Join(dirRel, dest)
 	if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", ErrOutsideRoots

@@ -183,3 +183,17 @@ func winReserved(name string) bool {
 		return len(digit) == 1 && '0' <= digit[0] && digit[0] <= '9'
 	}
 }
+
+// linkRelative reports whether dest, a symlink's target that is not
+// absolute in f, is relative to the link's directory, so that joining it
+// there finds what the link names. In Windows syntax only a plain relative
+// path is: \x is rooted at a volume and D:x relative to drive D:'s current
+// directory, neither of them the link's directory, and a device path is no
+// relative path either.
+func (f pathFlavor) linkRelative(dest string) bool {
+	if f != windowsPaths {
+		return true
+	}
+	v, err := parseWin(dest)
+	return err == nil && v.kind == winRelative
+}

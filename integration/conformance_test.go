@@ -3,6 +3,7 @@ package integration
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +69,8 @@ func (c conformanceCheck) failing() bool {
 // A few checks give the server a fixed time (the suite reads a
 // subscriptions/listen stream for 800 ms), which a loaded machine can
 // miss; so a scenario with a check that fails unexpectedly is run once
-// more, alone, and fails the test only if it fails again.
+// more, alone, and fails the test only if it fails again. A run that
+// crashed, for a scenario or for all (see suiteProblems), fails it too.
 func TestConformance(t *testing.T) {
 	node := node22(t)
 	t.Parallel()
@@ -75,20 +78,24 @@ func TestConformance(t *testing.T) {
 	tr := newTree(t)
 	s := startHTTP(t, tr.root, nil, "--http-no-auth")
 
-	suite := func(run conformanceRun, args ...string) (map[string][]conformanceCheck, string) {
+	// suite runs the suite with args: a run's own, or one --scenario.
+	suite := func(run conformanceRun, scenario string, args ...string) (map[string][]conformanceCheck, string) {
 		out := t.TempDir()
 		args = append([]string{run.cli, "server", "--url", s.url, "--output-dir", out}, args...)
 		stdout, stderr, err := tryNode(t, node, args...)
 		results := readResults(t, out)
-		if len(results) == 0 {
-			t.Errorf("%s: no results (%v)\nstdout:\n%s\nstderr:\n%s", run.name, err, stdout, stderr)
+		if problems := suiteProblems(stdout, scenario, results, err); len(problems) > 0 {
+			for _, p := range problems {
+				t.Errorf("%s: %s", run.name, p)
+			}
+			t.Logf("%s stdout:\n%s\nstderr:\n%s", run.name, stdout, stderr)
 		}
 		return results, stdout
 	}
 	o := conformanceOutcome{baseline: baseline, failed: map[string]bool{}, passed: map[string]bool{}}
 	for _, run := range conformanceRuns {
 		begin := time.Now()
-		results, stdout := suite(run, run.args...)
+		results, stdout := suite(run, "", run.args...)
 		t.Logf("%s: %v", run.name, time.Since(begin).Round(time.Millisecond))
 		failedRun := false
 		for _, sc := range slices.Sorted(maps.Keys(results)) {
@@ -96,7 +103,7 @@ func TestConformance(t *testing.T) {
 			if len(bad) == 0 {
 				continue
 			}
-			again, _ := suite(run, "--scenario", sc, "--spec-version", run.spec)
+			again, _ := suite(run, sc, "--scenario", sc, "--spec-version", run.spec)
 			if badAgain := o.record(sc, again[sc]); len(again[sc]) > 0 && len(badAgain) == 0 {
 				t.Logf("%s: %s failed (%s), and passed when run again alone", run.name, sc, bad[0])
 				continue
@@ -120,6 +127,100 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	s.stop()
+}
+
+// The suite's progress on stdout, when it runs more than one scenario: how
+// many it will run, and each as it starts.
+var (
+	suiteAnnounce = regexp.MustCompile(`(?m)^Running .* \((\d+) scenarios\) against `)
+	suiteStarts   = regexp.MustCompile(`(?m)^=== Running scenario: (\S+) ===$`)
+)
+
+// suiteProblems returns what is wrong with a run of the suite beyond its
+// failing checks, which the baseline judges: given its stdout, the one
+// scenario it was asked for ("" for a run of many), the results it wrote
+// and the error of its exit. A scenario that crashed writes no checks.json,
+// so every scenario asked for or started must have results; a run of many
+// must start as many as it announced; and a non-zero exit, which a check
+// with status FAILURE explains (listed in the baseline or not: the suite
+// does not read it), is a crash when no check has it.
+func suiteProblems(stdout, scenario string, results map[string][]conformanceCheck, err error) []string {
+	var problems []string
+	var asked []string
+	if scenario != "" {
+		asked = []string{scenario}
+	} else {
+		for _, m := range suiteStarts.FindAllStringSubmatch(stdout, -1) {
+			asked = append(asked, m[1])
+		}
+		switch m := suiteAnnounce.FindStringSubmatch(stdout); {
+		case m == nil:
+			problems = append(problems, "the suite announced no scenarios")
+		case m[1] != strconv.Itoa(len(asked)):
+			problems = append(problems, fmt.Sprintf("the suite announced %s scenarios and started %d", m[1], len(asked)))
+		}
+	}
+	for _, sc := range asked {
+		if len(results[sc]) == 0 {
+			problems = append(problems, fmt.Sprintf("scenario %s: no results", sc))
+		}
+	}
+	failed := false
+	for _, checks := range results {
+		failed = failed || slices.ContainsFunc(checks, func(c conformanceCheck) bool { return c.Status == "FAILURE" })
+	}
+	if err != nil && !failed {
+		problems = append(problems, fmt.Sprintf("the suite exited with %v, and no check failed", err))
+	}
+	return problems
+}
+
+// A run of the suite that crashed, for one scenario or for all, fails the
+// test even when no check it wrote fails; one whose failing checks explain
+// its exit status does not.
+func TestSuiteProblems(t *testing.T) {
+	exit1 := errors.New("exit status 1") // as an *exec.ExitError says it
+	pass := []conformanceCheck{{ID: "c", Status: "SUCCESS"}}
+	fail := []conformanceCheck{{ID: "c", Status: "SUCCESS"}, {ID: "d", Status: "FAILURE"}}
+	warn := []conformanceCheck{{ID: "c", Status: "WARNING"}}
+	started := func(announced int, scenarios ...string) string {
+		out := fmt.Sprintf("Running all suite (%d scenarios) against http://127.0.0.1:1/mcp\n", announced)
+		for _, sc := range scenarios {
+			out += "\n=== Running scenario: " + sc + " ===\nRunning client scenario '" + sc + "' against server\n"
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name     string
+		stdout   string
+		scenario string
+		results  map[string][]conformanceCheck
+		err      error
+		want     []string
+	}{
+		{"all pass", started(2, "a", "b"), "", map[string][]conformanceCheck{"a": pass, "b": pass}, nil, nil},
+		{"a failing check explains the exit", started(2, "a", "b"), "", map[string][]conformanceCheck{"a": pass, "b": fail}, exit1, nil},
+		{"one scenario crashed", started(2, "a", "b"), "", map[string][]conformanceCheck{"a": fail}, exit1,
+			[]string{"scenario b: no results"}},
+		{"one scenario crashed, and nothing else failed", started(2, "a", "b"), "", map[string][]conformanceCheck{"a": pass}, exit1,
+			[]string{"scenario b: no results", "the suite exited with exit status 1, and no check failed"}},
+		{"the suite died midway", started(3, "a", "b"), "", map[string][]conformanceCheck{"a": pass, "b": fail}, exit1,
+			[]string{"the suite announced 3 scenarios and started 2"}},
+		{"the suite did not start", "", "", nil, exit1,
+			[]string{"the suite announced no scenarios", "the suite exited with exit status 1, and no check failed"}},
+		{"a warning does not explain the exit", started(1, "a"), "", map[string][]conformanceCheck{"a": warn}, exit1,
+			[]string{"the suite exited with exit status 1, and no check failed"}},
+		{"one scenario passes", "", "a", map[string][]conformanceCheck{"a": pass}, nil, nil},
+		{"one scenario fails", "", "a", map[string][]conformanceCheck{"a": fail}, exit1, nil},
+		{"one scenario crashed", "", "a", nil, exit1,
+			[]string{"scenario a: no results", "the suite exited with exit status 1, and no check failed"}},
+		{"one scenario was skipped", "SKIPPED: scenario 'a' is not applicable\n", "a", nil, nil,
+			[]string{"scenario a: no results"}},
+	} {
+		if got := suiteProblems(tc.stdout, tc.scenario, tc.results, tc.err); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: problems %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
 
 // conformanceOutcome gathers the baseline entries that failed, and that

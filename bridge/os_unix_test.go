@@ -7,6 +7,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // killedCode is the proxy's exit code when its agent was killed: 128+SIGKILL.
@@ -21,7 +23,7 @@ func processGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.
 // mkfifo makes a named pipe at path.
 func mkfifo(t *testing.T, path string) {
 	t.Helper()
-	if err := syscall.Mkfifo(path, 0o644); err != nil {
+	if err := unix.Mkfifo(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -2,8 +2,11 @@
 // Runs the mcp-acpfs binary of this machine's platform package
 // (@mcp-acpfs/mcp-acpfs-<os>-<cpu>, an optional dependency), passing the
 // arguments, standard input, output and error, and the exit status or signal
-// through. SIGINT, SIGTERM and SIGHUP are forwarded so that the server never
-// outlives the launcher.
+// through. SIGINT, SIGTERM and SIGHUP are forwarded, so a launcher stopped
+// by one of them stops the server too. A launcher killed outright (SIGKILL,
+// or TerminateProcess on Windows) forwards nothing: the server, which
+// inherits the launcher's standard streams, then runs on until the client
+// closes its standard input.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import path from "node:path";

@@ -11,11 +11,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/gobuild"
 )
 
 // binPath is the mcp-acpfs binary that TestMain built.
@@ -58,44 +59,15 @@ func runMain(m *testing.M) int {
 
 	binPath = filepath.Join(dir, "mcp-acpfs")
 	testAgentPath = filepath.Join(dir, "testagent")
-	args := []string{"build", "-o", dir + string(filepath.Separator)}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	if tags := buildTags(); tags != "" {
-		args = append(args, "-tags", tags) // acpfs_portable reaches the binaries
-	}
-	args = append(args, mainPackage, testAgentPackage)
-	build := exec.Command(goTool(), args...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "integration: go %s: %v\n", strings.Join(args, " "), err)
+	if err := gobuild.Build(dir, raceEnabled, mainPackage, testAgentPackage); err != nil {
+		fmt.Fprintln(os.Stderr, "integration:", err)
 		return 1
 	}
 	return m.Run()
 }
 
 // buildTags returns the -tags this test binary was built with.
-func buildTags() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range bi.Settings {
-			if s.Key == "-tags" {
-				return s.Value
-			}
-		}
-	}
-	return ""
-}
-
-// goTool returns the go command that runs the tests.
-func goTool() string {
-	if goroot := os.Getenv("GOROOT"); goroot != "" {
-		if p := filepath.Join(goroot, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	return "go"
-}
+func buildTags() string { return gobuild.Tags() }
 
 func fileExists(p string) bool {
 	_, err := os.Stat(p)

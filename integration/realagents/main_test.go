@@ -5,11 +5,12 @@ package realagents
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/gobuild"
 )
 
 // binPath is the mcp-acpfs binary that TestMain built.
@@ -35,28 +36,11 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "mcp-acpfs")
-	args := []string{"build", "-o", binPath}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	args = append(args, "github.com/mcp-acpfs/mcp-acpfs/cmd/mcp-acpfs")
-	build := exec.Command(goTool(), args...)
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintf(os.Stderr, "realagents: go %s: %v\n", strings.Join(args, " "), err)
+	if err := gobuild.Build(dir, raceEnabled, "github.com/mcp-acpfs/mcp-acpfs/cmd/mcp-acpfs"); err != nil {
+		fmt.Fprintln(os.Stderr, "realagents:", err)
 		return 1
 	}
 	return m.Run()
-}
-
-// goTool returns the go command that runs the tests.
-func goTool() string {
-	if goroot := os.Getenv("GOROOT"); goroot != "" {
-		if p := filepath.Join(goroot, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	return "go"
 }
 
 func fileExists(p string) bool {

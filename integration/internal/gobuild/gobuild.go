@@ -1,0 +1,55 @@
+// Package gobuild builds the binaries that the black-box tests run, with
+// the race detector and the build tags of the test binary that asks.
+package gobuild
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+)
+
+// Build builds pkgs into dir, with -race if race, and with the -tags this
+// test binary was built with (so acpfs_portable reaches the binaries).
+// The go command's output goes to standard error.
+func Build(dir string, race bool, pkgs ...string) error {
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	if race {
+		args = append(args, "-race")
+	}
+	if tags := Tags(); tags != "" {
+		args = append(args, "-tags", tags)
+	}
+	args = append(args, pkgs...)
+	build := exec.Command(goTool(), args...)
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return fmt.Errorf("go %s: %w", strings.Join(args, " "), err)
+	}
+	return nil
+}
+
+// Tags returns the -tags this test binary was built with.
+func Tags() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range bi.Settings {
+			if s.Key == "-tags" {
+				return s.Value
+			}
+		}
+	}
+	return ""
+}
+
+// goTool returns the go command that runs the tests.
+func goTool() string {
+	if goroot := os.Getenv("GOROOT"); goroot != "" {
+		p := filepath.Join(goroot, "bin", "go")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "go"
+}

@@ -13,7 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // FuzzToolArguments sends tools/call requests with arbitrary arguments to
@@ -46,7 +46,7 @@ func FuzzToolArguments(f *testing.F) {
 		}
 	}
 	// A small limit keeps each iteration cheap whatever a write carries.
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: 64 << 10})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: 64 << 10})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // endpointHangGuard bounds how long a test waits for the endpoints to drop
@@ -87,7 +87,7 @@ func relayHandshake(t *testing.T, socket, hello string) string {
 // session's secret is refused with a line that says why; another session's
 // secret reaches that session and nothing of the first.
 func TestRelaySecrets(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
 	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
@@ -143,7 +143,7 @@ func TestRelaySecrets(t *testing.T) {
 // request for a non-loopback Host or from a non-loopback Origin, even with
 // a session's secret, and serves it otherwise.
 func TestHTTPEndpointHostAndOrigin(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
 	entry, err := s.HTTPEntry()
@@ -198,7 +198,7 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // other sessions are served meanwhile over both endpoints, and each
 // stalled connection is closed by the bridge after its HandshakeTimeout.
 func TestEndpointsDropStalledConnections(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 100 * time.Millisecond})
 	b.Initialize(json.RawMessage(fsCapabilities))
 	t.Cleanup(func() { b.Close() })
@@ -279,7 +279,7 @@ func TestEndpointsDropStalledConnections(t *testing.T) {
 // editor is slow) is answered in full.
 func TestHTTPEndpointStreamsOutliveTheTimeout(t *testing.T) {
 	release := make(chan struct{})
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS(), Delay: func(ctx context.Context, method string) {
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS(), Delay: func(ctx context.Context, method string) {
 		if method == "fs/read_text_file" {
 			select {
 			case <-release:

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // errorResult turns the failure of a file operation into the tool result a
@@ -32,7 +32,7 @@ func errorResult(op, path string, err error) *mcp.CallToolResult {
 	cause := err
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		path, cause = pe.Path, pe.Err
-		if pe.Op != "resolve" { // runtime.Abs's; say what the path was for instead
+		if pe.Op != "resolve" { // fsruntime.Abs's; say what the path was for instead
 			op = pe.Op
 		}
 	}
@@ -88,7 +88,7 @@ func nameGivenForm(res *mcp.CallToolResult, given, expanded, workDir string) {
 		return
 	}
 	forms := []string{expanded}
-	if abs, err := runtime.Abs(workDir, expanded); err == nil && abs != expanded {
+	if abs, err := fsruntime.Abs(workDir, expanded); err == nil && abs != expanded {
 		forms = []string{abs, expanded}
 	}
 	for _, form := range forms {
@@ -105,8 +105,8 @@ func hint(op string, err error) string {
 	switch {
 	case errors.Is(err, errChanged):
 		return "read the file again and redo the change on what it holds now"
-	case errors.Is(err, runtime.ErrTooLarge):
-		if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok && tl.Read {
+	case errors.Is(err, fsruntime.ErrTooLarge):
+		if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); ok && tl.Read {
 			return "" // the message already says to read a range
 		}
 		switch op {
@@ -116,11 +116,11 @@ func hint(op string, err error) string {
 			return "" // no smaller request would do
 		}
 		return "write a smaller content"
-	case errors.Is(err, runtime.ErrPastEnd):
+	case errors.Is(err, fsruntime.ErrPastEnd):
 		return "ask for a smaller line, or omit line to start at the top"
-	case errors.Is(err, runtime.ErrBinary):
+	case errors.Is(err, fsruntime.ErrBinary):
 		return "only UTF-8 text files can be read or written with these tools"
-	case errors.Is(err, runtime.ErrNotRegular):
+	case errors.Is(err, fsruntime.ErrNotRegular):
 		return "the path must name a file, not a directory or a device"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path; relative paths resolve against the working directory"
@@ -181,7 +181,7 @@ func argumentPath(args any, workDir string) string {
 	obj, _ := args.(map[string]any)
 	for _, name := range []string{"path", "source"} {
 		if p, ok := obj[name].(string); ok && p != "" {
-			if abs, err := runtime.Abs(workDir, p); err == nil {
+			if abs, err := fsruntime.Abs(workDir, p); err == nil {
 				return abs
 			}
 			return p
@@ -407,8 +407,8 @@ func resourceRPCError(ctx context.Context, uri string, err error) error {
 		if mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
 			code = mcp.INVALID_PARAMS
 		}
-	case errors.Is(err, runtime.ErrTooLarge), errors.Is(err, runtime.ErrBinary):
-	case errors.Is(err, runtime.ErrOutsideRoots), errors.Is(err, fs.ErrInvalid):
+	case errors.Is(err, fsruntime.ErrTooLarge), errors.Is(err, fsruntime.ErrBinary):
+	case errors.Is(err, fsruntime.ErrOutsideRoots), errors.Is(err, fs.ErrInvalid):
 		code = mcp.INVALID_PARAMS
 	}
 	return reportRPCError(ctx, code, map[string]any{"uri": uri}, err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 func TestErrorResult(t *testing.T) {
@@ -22,18 +22,18 @@ func TestErrorResult(t *testing.T) {
 	}{
 		{"read", "/w/a.txt", pathErr("read", fs.ErrNotExist),
 			"read /w/a.txt: file does not exist (check the path; relative paths resolve against the working directory)"},
-		{"read", "/w/a.txt", pathErr("read", &runtime.OutsideRootsError{Roots: []string{"/w/x", "/w/y"}}),
+		{"read", "/w/a.txt", pathErr("read", &fsruntime.OutsideRootsError{Roots: []string{"/w/x", "/w/y"}}),
 			"read /w/a.txt: outside the allowed roots (/w/x, /w/y)"},
-		{"read", "/w/a.txt", pathErr("read", &runtime.TooLargeError{Size: 2048, Limit: 1024, Read: true}),
+		{"read", "/w/a.txt", pathErr("read", &fsruntime.TooLargeError{Size: 2048, Limit: 1024, Read: true}),
 			"read /w/a.txt: content is too large (2.0 KiB, the limit is 1.0 KiB); read a range of it with line and limit"},
-		{"write", "/w/a.txt", pathErr("write", &runtime.TooLargeError{Size: 2048, Limit: 1024}),
+		{"write", "/w/a.txt", pathErr("write", &fsruntime.TooLargeError{Size: 2048, Limit: 1024}),
 			"write /w/a.txt: content is too large (2.0 KiB, the limit is 1.0 KiB) (write a smaller content)"},
 		// Another backend may report the sentinel alone.
-		{"read", "/w/a.txt", pathErr("read", runtime.ErrTooLarge),
+		{"read", "/w/a.txt", pathErr("read", fsruntime.ErrTooLarge),
 			"read /w/a.txt: too large (read a range of it with line and limit)"},
-		{"read", "/w/a.txt", pathErr("read", &runtime.PastEndError{Line: 9, Lines: 3}),
+		{"read", "/w/a.txt", pathErr("read", &fsruntime.PastEndError{Line: 9, Lines: 3}),
 			"read /w/a.txt: line 9 is past the end of the file (3 lines) (ask for a smaller line, or omit line to start at the top)"},
-		{"read", "/w/a.txt", pathErr("read", runtime.ErrBinary),
+		{"read", "/w/a.txt", pathErr("read", fsruntime.ErrBinary),
 			"read /w/a.txt: binary or not UTF-8 text (only UTF-8 text files can be read or written with these tools)"},
 		{"read", "/w/a.txt", pathErr("read", context.Canceled),
 			"read /w/a.txt: context canceled (the request was cancelled)"},
@@ -46,7 +46,7 @@ func TestErrorResult(t *testing.T) {
 		// Not a *fs.PathError: the caller's op and path name it.
 		{"read", "/w/a.txt", errors.New("boom"), "read /w/a.txt: boom"},
 		{"write", "", errors.New("invalid arguments: x"), "write: invalid arguments: x"},
-		// runtime.Abs's errors take the caller's op.
+		// fsruntime.Abs's errors take the caller's op.
 		{"write", "", &fs.PathError{Op: "resolve", Path: "", Err: fs.ErrInvalid}, "write: invalid argument"},
 		{"read", "a\nb", &fs.PathError{Op: "resolve", Path: "a\nb", Err: fs.ErrInvalid}, `read "a\nb": invalid argument`},
 		// Wrapped further, the PathError still speaks.

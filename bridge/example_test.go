@@ -14,7 +14,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // A Go ACP agent gives each of its sessions the file tools. Here the
@@ -28,7 +28,7 @@ func ExampleBridge() {
 	os.WriteFile(filepath.Join(cwd, "notes.txt"), []byte("saved on disk\n"), 0o644)
 
 	// The editor side: its buffer of notes.txt has unsaved changes.
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	ed.Buffers.Set(filepath.Join(cwd, "notes.txt"), "unsaved in the editor\n")
 	editorEnd, agentEnd := net.Pipe()
 	jsonrpc2.NewConn(ctx, wire.NewStream(editorEnd, wire.ReaderOptions{}),

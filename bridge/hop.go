@@ -14,7 +14,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // A hop is the proxy's connection to one peer, the editor or the agent. It
@@ -23,7 +23,7 @@ import (
 // response arrives. Messages to the peer go through an ordered queue that
 // never blocks the sender.
 //
-// A hop is also a [runtime.Caller]: the proxy's own requests to the editor
+// A hop is also a [fsruntime.Caller]: the proxy's own requests to the editor
 // (the file tools' fs/* calls) share the hop's numbering with the requests
 // it forwards, so the two can never collide.
 type hop struct {
@@ -59,7 +59,7 @@ type reply struct {
 	err error
 }
 
-var _ runtime.Caller = (*hop)(nil)
+var _ fsruntime.Caller = (*hop)(nil)
 
 func newHop(name string, w io.Writer, t *tracer) *hop {
 	return &hop{

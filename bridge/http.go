@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // EndpointPath is where [NewHTTPHandler] serves MCP.
@@ -166,13 +166,13 @@ const MaxRequestBody = wire.DefaultMaxLineSize
 
 // MessageLimit is the longest MCP or ACP message, in bytes, that the
 // transports of a session with the file size limit maxFileSize accept
-// (zero or less means runtime.DefaultMaxFileSize): six times the limit
+// (zero or less means fsruntime.DefaultMaxFileSize): six times the limit
 // and 1 MiB, so that a write or a read of a file at the limit fits however
 // much of it JSON escapes (a control character becomes \u00XX, six bytes
 // for one), and never less than wire.DefaultMaxLineSize.
 func MessageLimit(maxFileSize int64) int {
 	if maxFileSize <= 0 {
-		maxFileSize = runtime.DefaultMaxFileSize
+		maxFileSize = fsruntime.DefaultMaxFileSize
 	}
 	const most = math.MaxInt / 8
 	if maxFileSize > most {
@@ -305,7 +305,7 @@ func (b *limitedBody) stop() {
 // over limit.
 func bodyTooLarge(size, limit int64) error {
 	if size < 0 {
-		return fmt.Errorf("the request body exceeds the %s limit on one message", runtime.FormatSize(limit))
+		return fmt.Errorf("the request body exceeds the %s limit on one message", fsruntime.FormatSize(limit))
 	}
-	return fmt.Errorf("the request body of %s exceeds the %s limit on one message", runtime.FormatSize(size), runtime.FormatSize(limit))
+	return fmt.Errorf("the request body of %s exceeds the %s limit on one message", fsruntime.FormatSize(size), fsruntime.FormatSize(limit))
 }

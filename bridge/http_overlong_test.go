@@ -8,11 +8,11 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // overlongServer serves a file server of its own over HTTP, as
@@ -22,7 +22,7 @@ import (
 func overlongServer(t *testing.T, scan int64) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,11 +229,11 @@ func TestHTTPOverlongBoundedMemory(t *testing.T) {
 	url, _ := overlongServer(t, overlongScan)
 	const n = 200 << 20
 	head, tail := writeCall("9", true)
-	var before, after goruntime.MemStats
-	goruntime.GC()
-	goruntime.ReadMemStats(&before)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
 	status, body := longPost(t, url, longBody(head, n, tail), n, false, modern)
-	goruntime.ReadMemStats(&after)
+	runtime.ReadMemStats(&after)
 	wantToolError(t, "a 200 MiB call", status, body, "9", "200.0 MiB")
 	alloc := after.TotalAlloc - before.TotalAlloc
 	t.Logf("allocated %.1f MiB for a %d MiB body", float64(alloc)/(1<<20), n>>20)

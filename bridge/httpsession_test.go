@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // An httpReply is the status and JSON-RPC error code of an answer.
@@ -127,7 +127,7 @@ func TestHTTPSessionsEnd(t *testing.T) {
 }
 
 func TestProxyHTTPSessionsEnd(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
 	entry, err := s.HTTPEntry()

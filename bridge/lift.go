@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	goruntime "runtime"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -75,7 +75,7 @@ var liftingServers sync.Map // weak.Pointer[server.MCPServer] -> *toolCalls
 func registerLifting(srv *server.MCPServer, maxFileSize int64) {
 	wp := weak.Make(srv)
 	liftingServers.Store(wp, &toolCalls{maxMessage: MessageLimit(maxFileSize)})
-	goruntime.AddCleanup(srv, func(wp weak.Pointer[server.MCPServer]) { liftingServers.Delete(wp) }, wp)
+	runtime.AddCleanup(srv, func(wp weak.Pointer[server.MCPServer]) { liftingServers.Delete(wp) }, wp)
 }
 
 // toolCallsOf returns what serves srv's plain tool calls if srv was made

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // oddNames are entry names that JSON must escape, or that encoding/json
@@ -25,7 +25,7 @@ func TestListAppendJSON(t *testing.T) {
 	for _, details := range []bool{false, true} {
 		out := listOutput{Path: "/r/dir \"x\"", Entries: []listEntry{}, Truncated: details}
 		for i, name := range oddNames {
-			e := listEntry{Name: name, Type: []runtime.FileType{runtime.TypeFile, runtime.TypeDirectory, runtime.TypeSymlink, runtime.TypeOther}[i%4]}
+			e := listEntry{Name: name, Type: []fsruntime.FileType{fsruntime.TypeFile, fsruntime.TypeDirectory, fsruntime.TypeSymlink, fsruntime.TypeOther}[i%4]}
 			if details {
 				e.Size, e.Modified = &size, "2025-07-01T08:00:00Z"
 			}
@@ -63,7 +63,7 @@ func TestListAppendJSON(t *testing.T) {
 func TestLiftStructured(t *testing.T) {
 	out := listOutput{Path: "/r", Entries: []listEntry{}}
 	for i := range 200 {
-		out.Entries = append(out.Entries, listEntry{Name: fmt.Sprintf("%s-%03d", oddNames[i%len(oddNames)], i), Type: runtime.TypeFile})
+		out.Entries = append(out.Entries, listEntry{Name: fmt.Sprintf("%s-%03d", oddNames[i%len(oddNames)], i), Type: fsruntime.TypeFile})
 	}
 	if got := liftStructured(context.Background(), out, 1<<20, out.appendJSON); !reflect.DeepEqual(got, out) {
 		t.Error("a value was lifted without a transport to splice it")

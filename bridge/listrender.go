@@ -11,7 +11,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Agents list the same directories again and again, and a directory that
@@ -40,7 +40,7 @@ const listRenderBudget = 4 << 20
 // is never modified once kept.
 type listRender struct {
 	path       string
-	entries    []runtime.DirEntry
+	entries    []fsruntime.DirEntry
 	truncated  bool
 	structured []byte // the listOutput, as JSON
 	text       []byte // the text content, as a JSON string
@@ -101,7 +101,7 @@ func (c *renderCache) reset() {
 // the transport splices nothing in (then the handler builds the result
 // itself) or the listing is too small to keep. entries is not kept; it
 // may be modified after.
-func renderedListing(ctx context.Context, path string, entries []runtime.DirEntry, truncated bool) *mcp.CallToolResult {
+func renderedListing(ctx context.Context, path string, entries []fsruntime.DirEntry, truncated bool) *mcp.CallToolResult {
 	if len(entries) < listRenderMin || !splicesResults(ctx) {
 		return nil
 	}
@@ -119,7 +119,7 @@ func renderedListing(ctx context.Context, path string, entries []runtime.DirEntr
 }
 
 // renderListing renders the result of listing entries at path.
-func renderListing(path string, entries []runtime.DirEntry, truncated bool) (*listRender, error) {
+func renderListing(path string, entries []fsruntime.DirEntry, truncated bool) (*listRender, error) {
 	out := listOutput{Path: path, Entries: listEntries(entries), Truncated: truncated}
 	size := len(path)
 	for _, e := range entries {

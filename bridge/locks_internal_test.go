@@ -10,7 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // TestMoveAndDeleteWaitForAnEditOfTheirPaths holds a path's lock, as an
@@ -21,7 +21,7 @@ func TestMoveAndDeleteWaitForAnEditOfTheirPaths(t *testing.T) {
 	p := filepath.Join(dir, "a.txt")
 	os.WriteFile(p, []byte("x"), 0o644)
 	os.WriteFile(filepath.Join(dir, "c.txt"), []byte("c"), 0o644)
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

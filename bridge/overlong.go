@@ -8,7 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // overlongToolAnswer returns the answer to over, a tools/call request too
@@ -17,7 +17,7 @@ import (
 // should learn so; a JSON-RPC error if that cannot be encoded.
 func overlongToolAnswer(over *wire.OverlongError) []byte {
 	msg := fmt.Sprintf("%s: the call of %s exceeds the %s limit on one message, and was not carried out; send less content",
-		over.Tool, runtime.FormatSize(over.Len), runtime.FormatSize(int64(over.Max)))
+		over.Tool, fsruntime.FormatSize(over.Len), fsruntime.FormatSize(int64(over.Max)))
 	line, err := json.Marshal(mcp.JSONRPCResponse{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      requestID(over.ID),

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // TestRelayRefusesAnotherUser: a process of another user that reaches the
@@ -21,7 +21,7 @@ func TestRelayRefusesAnotherUser(t *testing.T) {
 	if os.Getuid() != 0 {
 		t.Skip("running a process as another user needs root")
 	}
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
 	socket, secret := relayEnv(t, s)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // ACP methods the proxy looks into. Everything else passes through as is.
@@ -534,7 +534,7 @@ func (p *proxy) overlong(over *wire.OverlongError, from, to *hop) {
 }
 
 // answerTooLargeError fails a request whose answer was a line over the
-// limit. It matches runtime.ErrTooLarge.
+// limit. It matches fsruntime.ErrTooLarge.
 type answerTooLargeError struct {
 	peer, method string
 	size, limit  int64
@@ -542,10 +542,10 @@ type answerTooLargeError struct {
 
 func (e *answerTooLargeError) Error() string {
 	return fmt.Sprintf("the %s's answer to %s is %s, over the %s limit on one message",
-		e.peer, e.method, runtime.FormatSize(e.size), runtime.FormatSize(e.limit))
+		e.peer, e.method, fsruntime.FormatSize(e.size), fsruntime.FormatSize(e.limit))
 }
 
-func (e *answerTooLargeError) Unwrap() error { return runtime.ErrTooLarge }
+func (e *answerTooLargeError) Unwrap() error { return fsruntime.ErrTooLarge }
 
 // observe learns from the agent's answers: its capabilities, the ids of
 // new sessions, and which sessions closed.

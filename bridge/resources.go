@@ -19,7 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Files as MCP resources.
@@ -29,7 +29,7 @@ import (
 // read goes the way read_text_file does, through the client's FS (b.acquire),
 // so through the proxy it returns the editor's unsaved buffer. A file that
 // is not text comes back as a blob, read from the FS's bytes if it offers
-// them ([runtime.BinaryFS]).
+// them ([fsruntime.BinaryFS]).
 //
 // Subscriptions are checked before mcp-go handles them, in an
 // OnRequestInitialization hook, the only place mcp-go v1.2.1 lets a server
@@ -79,16 +79,16 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 	if err == nil {
 		return []mcp.ResourceContents{mcp.TextResourceContents{URI: uri, MIMEType: "text/plain", Text: text}}, nil
 	}
-	if !errors.Is(err, runtime.ErrBinary) {
+	if !errors.Is(err, fsruntime.ErrBinary) {
 		return nil, resourceRPCError(ctx, uri, resourceError("read", uri, err))
 	}
-	bfs, ok := fsys.(runtime.BinaryFS)
+	bfs, ok := fsys.(fsruntime.BinaryFS)
 	if !ok {
 		return nil, resourceRPCError(ctx, uri, resourceError("read", uri, err))
 	}
 	limit := b.sess.MaxFileSize
 	if limit <= 0 {
-		limit = runtime.DefaultMaxFileSize
+		limit = fsruntime.DefaultMaxFileSize
 	}
 	data, err := bfs.ReadFile(ctx, p, limit)
 	if err != nil {
@@ -102,15 +102,15 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 }
 
 // resourceFilePath returns the absolute, clean path of the file that a
-// file:// URI names, as the tools resolve one ([runtime.AbsFile]):
+// file:// URI names, as the tools resolve one ([fsruntime.AbsFile]):
 // percent-encoding decoded, the host empty or localhost, and no trailing
 // / (which names a directory, and a resource is a file). An error is about
 // op on the URI.
 func resourceFilePath(op, uri string) (string, error) {
-	if !runtime.IsFileURI(uri) {
+	if !fsruntime.IsFileURI(uri) {
 		return "", resourceError(op, uri, argError("not a file:// URI"))
 	}
-	p, err := runtime.AbsFile("", uri) // the path of a file:// URI is absolute
+	p, err := fsruntime.AbsFile("", uri) // the path of a file:// URI is absolute
 	if err != nil {
 		return "", resourceError(op, uri, err)
 	}
@@ -121,7 +121,7 @@ func resourceFilePath(op, uri string) (string, error) {
 // case, and any other uri as it is.
 func lowerFileScheme(uri string) string {
 	const scheme = "file://"
-	if runtime.IsFileURI(uri) && !strings.HasPrefix(uri, scheme) {
+	if fsruntime.IsFileURI(uri) && !strings.HasPrefix(uri, scheme) {
 		return scheme + uri[len(scheme):]
 	}
 	return uri
@@ -316,7 +316,7 @@ func (b *binding) endListen(ctx context.Context, id any) {
 // its FS: a file:// URI of a file inside the roots, existing or not, whose
 // directory exists if it is to be watched. It returns the file's path, and
 // whether it lies under a directory that is never watched.
-func subscriptionTarget(ctx context.Context, fsys runtime.FS, uri string) (path string, unwatched bool, err error) {
+func subscriptionTarget(ctx context.Context, fsys fsruntime.FS, uri string) (path string, unwatched bool, err error) {
 	p, err := resourceFilePath("subscribe", uri)
 	if err != nil {
 		return "", false, err
@@ -341,30 +341,30 @@ func subscriptionTarget(ctx context.Context, fsys runtime.FS, uri string) (path 
 // a file that does not exist yet may. It asks the roots themselves where
 // fsys has them (a Disk, or a Router's Disk), else describes or reads the
 // file.
-func inRoots(ctx context.Context, fsys runtime.FS, p string) error {
+func inRoots(ctx context.Context, fsys fsruntime.FS, p string) error {
 	switch f := fsys.(type) {
 	case interface{ Check(string) error }:
 		return f.Check(p)
-	case interface{ Disk() *runtime.Disk }:
+	case interface{ Disk() *fsruntime.Disk }:
 		return f.Disk().Check(p)
-	case runtime.StatFS:
+	case fsruntime.StatFS:
 		if _, err := f.Stat(ctx, p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	if _, err := fsys.ReadTextFile(ctx, p, 1, 1); errors.Is(err, runtime.ErrOutsideRoots) {
+	if _, err := fsys.ReadTextFile(ctx, p, 1, 1); errors.Is(err, fsruntime.ErrOutsideRoots) {
 		return err
 	}
 	return nil
 }
 
 // fsRoots returns fsys's roots, if it tells them.
-func fsRoots(fsys runtime.FS) []string {
+func fsRoots(fsys fsruntime.FS) []string {
 	switch f := fsys.(type) {
 	case interface{ Roots() []string }:
 		return f.Roots()
-	case interface{ Disk() *runtime.Disk }:
+	case interface{ Disk() *fsruntime.Disk }:
 		return f.Disk().Roots()
 	}
 	return nil

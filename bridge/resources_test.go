@@ -8,7 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	goruntime "runtime"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,8 +20,8 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // waitFor bounds every wait for a notification.
@@ -184,7 +184,7 @@ func inotifyWatches(t *testing.T) int {
 // wantWatches checks the number of inotify watches, where it can be seen.
 func wantWatches(t *testing.T, want int, why string) {
 	t.Helper()
-	if goruntime.GOOS != "linux" {
+	if runtime.GOOS != "linux" {
 		return
 	}
 	got := inotifyWatches(t)
@@ -200,11 +200,11 @@ func wantWatches(t *testing.T, want int, why string) {
 func goroutinesSettle(t *testing.T, n int, why string) {
 	t.Helper()
 	deadline := time.Now().Add(waitFor)
-	for goruntime.NumGoroutine() > n {
+	for runtime.NumGoroutine() > n {
 		if time.Now().After(deadline) {
 			buf := make([]byte, 1<<20)
-			buf = buf[:goruntime.Stack(buf, true)]
-			t.Fatalf("%s: %d goroutines, want at most %d:\n%s", why, goruntime.NumGoroutine(), n, buf)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%s: %d goroutines, want at most %d:\n%s", why, runtime.NumGoroutine(), n, buf)
 		}
 		time.Sleep(5 * time.Millisecond) // polling a count, not waiting for an event
 	}
@@ -311,7 +311,7 @@ func TestReadResource(t *testing.T) {
 
 			png := fileURI(f.path("root/blob.png"))
 			res, err := readResource(t, c, png)
-			if _, ok := any(f.disk).(runtime.BinaryFS); !ok {
+			if _, ok := any(f.disk).(fsruntime.BinaryFS); !ok {
 				wantErr(t, "a binary file without BinaryFS", err, png, "binary")
 				return
 			}
@@ -385,7 +385,7 @@ func TestResourceUnsubscribe(t *testing.T) {
 	f.writeFile(t, "b.txt", "b\n")
 	f.writeFile(t, "sub/c.txt", "c\n")
 	a, b, cURI := fileURI(f.path("a.txt")), fileURI(f.path("b.txt")), fileURI(f.path("sub/c.txt"))
-	base := goruntime.NumGoroutine()
+	base := runtime.NumGoroutine()
 	c := connect(t, f.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 	for _, uri := range []string{a, b, cURI} {
@@ -423,7 +423,7 @@ func TestResourceSubscriptionsEndWithSession(t *testing.T) {
 	f.writeFile(t, "a.txt", "a\n")
 	f.writeFile(t, "sub/b.txt", "b\n")
 	a, b := fileURI(f.path("a.txt")), fileURI(f.path("sub/b.txt"))
-	base := goruntime.NumGoroutine()
+	base := runtime.NumGoroutine()
 
 	c1 := connect(t, f.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	c2 := connect(t, f.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
@@ -510,7 +510,7 @@ func TestResourceListenStateless(t *testing.T) {
 	f.writeFile(t, "root/a.txt", "a\n")
 	f.writeFile(t, "outside.txt", "x\n")
 	a := fileURI(f.path("root/a.txt"))
-	base := goruntime.NumGoroutine()
+	base := runtime.NumGoroutine()
 	c := connect(t, f.srv, mcp.LATEST_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 
@@ -560,7 +560,7 @@ func TestResourceListenStateless(t *testing.T) {
 // does, so an ACP session's read returns the editor's unsaved buffer, and
 // subscriptions are confined to the session's roots.
 func TestResourceThroughEditor(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
 	s := openSession(t, b, dirA, "sess-A")
@@ -582,8 +582,8 @@ func TestResourceThroughEditor(t *testing.T) {
 	u.want(t, main, "a change on disk")
 }
 
-// binaryDisk is a Disk that also reads bytes, as runtime.BinaryFS.
-type binaryDisk struct{ *runtime.Disk }
+// binaryDisk is a Disk that also reads bytes, as fsruntime.BinaryFS.
+type binaryDisk struct{ *fsruntime.Disk }
 
 func (d binaryDisk) ReadFile(ctx context.Context, path string, max int64) ([]byte, error) {
 	if err := d.Check(path); err != nil {
@@ -591,7 +591,7 @@ func (d binaryDisk) ReadFile(ctx context.Context, path string, max int64) ([]byt
 	}
 	data, err := os.ReadFile(path)
 	if err == nil && int64(len(data)) > max {
-		return nil, &fs.PathError{Op: "read", Path: path, Err: &runtime.TooLargeError{Size: int64(len(data)), Limit: max}}
+		return nil, &fs.PathError{Op: "read", Path: path, Err: &fsruntime.TooLargeError{Size: int64(len(data)), Limit: max}}
 	}
 	return data, err
 }

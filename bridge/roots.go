@@ -19,7 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // MCP roots only ever narrow a session: the FS a client's tool calls use is
@@ -86,7 +86,7 @@ type clientRoots struct {
 // lease is a narrowed FS and the tool calls using it, so that it is closed
 // only after the last of them is done.
 type lease struct {
-	fs    runtime.FS
+	fs    fsruntime.FS
 	users sync.WaitGroup
 }
 
@@ -216,7 +216,7 @@ func (b *binding) beginFetchLocked(c *clientRoots) (uint64, chan struct{}) {
 // settleLocked records the outcome of the fetch gen of c: fsys (nil for the
 // configured FS) if ok, unless the session ended or a newer fetch or change
 // supersedes it.
-func (b *binding) settleLocked(c *clientRoots, gen uint64, done chan struct{}, fsys runtime.FS, ok bool) {
+func (b *binding) settleLocked(c *clientRoots, gen uint64, done chan struct{}, fsys fsruntime.FS, ok bool) {
 	if c.pending == done {
 		c.pending = nil
 	}
@@ -281,7 +281,7 @@ var listRootsRequest = mcp.ListRootsRequest{Request: mcp.Request{Method: string(
 // client answered, or err: nil (the configured FS) when the client gave no
 // file roots. ok is false when there is nothing to apply. callEnded says
 // that err is the end of the tool call that asked.
-func (b *binding) narrowed(c *clientRoots, res *mcp.ListRootsResult, err error, callEnded bool) (fsys runtime.FS, ok bool) {
+func (b *binding) narrowed(c *clientRoots, res *mcp.ListRootsResult, err error, callEnded bool) (fsys fsruntime.FS, ok bool) {
 	id := c.session.SessionID()
 	switch {
 	case c.ctx.Err() != nil:
@@ -299,7 +299,7 @@ func (b *binding) narrowed(c *clientRoots, res *mcp.ListRootsResult, err error, 
 // narrowTo returns the session's FS narrowed to the file roots of res, nil
 // (the configured FS) when there are none, logging what it did at level
 // (none at debug level, errors at error level). ok is false when the narrowing failed.
-func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.Level) (fsys runtime.FS, ok bool) {
+func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.Level) (fsys fsruntime.FS, ok bool) {
 	var dirs []string
 	if res != nil {
 		for _, r := range res.Roots {
@@ -342,8 +342,8 @@ func (b *binding) narrowTo(res *mcp.ListRootsResult, session string, level slog.
 // call when the call is done with it. For a client whose roots are due it
 // fetches them first, in the call; otherwise it waits for a fetch in flight
 // (at most the roots timeout).
-func (b *binding) acquire(ctx context.Context) (runtime.FS, func()) {
-	if fsys, ok := ctx.Value(callFSKey{}).(runtime.FS); ok {
+func (b *binding) acquire(ctx context.Context) (fsruntime.FS, func()) {
+	if fsys, ok := ctx.Value(callFSKey{}).(fsruntime.FS); ok {
 		return fsys, func() {} // a stateless client's roots, for this call only
 	}
 	session := server.ClientSessionFromContext(ctx)
@@ -389,7 +389,7 @@ func (b *binding) acquire(ctx context.Context) (runtime.FS, func()) {
 
 // leaseLocked returns the FS in force for c (nil for none) and its release
 // func, and unlocks b.mu.
-func (b *binding) leaseLocked(c *clientRoots) (runtime.FS, func()) {
+func (b *binding) leaseLocked(c *clientRoots) (fsruntime.FS, func()) {
 	defer b.mu.Unlock()
 	if c == nil || c.cur == nil {
 		return b.sess.FS, func() {}
@@ -437,12 +437,12 @@ func (b *binding) statelessRoots(next server.ToolHandlerFunc) server.ToolHandler
 }
 
 // fileURIPath returns the local path of a file URI, as the tools read one
-// ([runtime.Abs]): on Windows, file:///C:/w is C:\w.
+// ([fsruntime.Abs]): on Windows, file:///C:/w is C:\w.
 func fileURIPath(uri string) (string, bool) {
 	if len(uri) < 5 || !strings.EqualFold(uri[:5], "file:") {
 		return "", false
 	}
-	p, err := runtime.Abs("", uri)
+	p, err := fsruntime.Abs("", uri)
 	return p, err == nil
 }
 

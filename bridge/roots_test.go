@@ -23,7 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // rootsFixture is a server over a directory with a/in.txt and b/other.txt,
@@ -60,14 +60,14 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 	for _, r := range rel {
 		roots = append(roots, f.path(r))
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{})
+	disk, err := fsruntime.OpenDisk(roots, fsruntime.DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
 	sess := bridge.DiskFiles(disk, false)
 	narrow := sess.Narrow
-	sess.Narrow = func(dirs []string) (runtime.FS, error) {
+	sess.Narrow = func(dirs []string) (fsruntime.FS, error) {
 		fsys, err := narrow(dirs)
 		if err != nil {
 			return nil, err
@@ -75,7 +75,7 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 		f.mu.Lock()
 		f.opened++
 		f.mu.Unlock()
-		return &countedDisk{fsys.(*runtime.Disk), f}, nil
+		return &countedDisk{fsys.(*fsruntime.Disk), f}, nil
 	}
 	f.srv, err = bridge.NewServer(sess, bridge.Options{
 		Logger:       slog.New(slog.NewTextHandler(f.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -98,7 +98,7 @@ func (f *rootsFixture) counts() (opened, closed int) {
 
 // countedDisk is a narrowed Disk that counts its Close.
 type countedDisk struct {
-	*runtime.Disk
+	*fsruntime.Disk
 	f *rootsFixture
 }
 
@@ -107,7 +107,7 @@ func (d *countedDisk) ReadTextFile(ctx context.Context, path string, line, limit
 	return d.Disk.ReadTextFile(ctx, path, line, limit)
 }
 
-func (d *countedDisk) ReadTextFileSource(ctx context.Context, path string, line, limit int) (runtime.TextRead, error) {
+func (d *countedDisk) ReadTextFileSource(ctx context.Context, path string, line, limit int) (fsruntime.TextRead, error) {
 	d.wait()
 	return d.Disk.ReadTextFileSource(ctx, path, line, limit)
 }

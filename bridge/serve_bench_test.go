@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // BenchmarkServeStdio runs tool calls through ServeStdio, as
@@ -83,7 +83,7 @@ func BenchmarkServeStdio(b *testing.B) {
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
-			d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+			d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Files is one agent session's files as the MCP tools see them.
@@ -30,7 +30,7 @@ type Files struct {
 
 	// FS serves the reads and writes. It confines them to the session's
 	// roots.
-	FS runtime.FS
+	FS fsruntime.FS
 
 	// ReadOnly leaves write_text_file out of the server altogether.
 	ReadOnly bool
@@ -40,23 +40,23 @@ type Files struct {
 	MaxFileSize int64
 
 	// Narrow, if not nil, returns an FS confined to those of dirs that lie
-	// inside FS's roots (see [runtime.Disk.Narrow]): an MCP client's roots
+	// inside FS's roots (see [fsruntime.Disk.Narrow]): an MCP client's roots
 	// narrow the session with it. An FS it returns that has a
 	// Roots() []string method is asked for them, to warn when nothing is
 	// left; one that is an io.Closer is closed once it is replaced and no
 	// tool call uses it. nil means client roots are ignored.
-	Narrow func(dirs []string) (runtime.FS, error)
+	Narrow func(dirs []string) (fsruntime.FS, error)
 }
 
 // DiskFiles returns the Files of d: its working directory is d's first
 // root, its size limit d's, and client roots narrow it with d.Narrow. The
 // caller still owns d and closes it after the server is done.
-func DiskFiles(d *runtime.Disk, readOnly bool) Files {
+func DiskFiles(d *fsruntime.Disk, readOnly bool) Files {
 	s := Files{
 		FS:          d,
 		ReadOnly:    readOnly,
 		MaxFileSize: d.MaxFileSize(),
-		Narrow: func(dirs []string) (runtime.FS, error) {
+		Narrow: func(dirs []string) (fsruntime.FS, error) {
 			n, err := d.Narrow(dirs)
 			if err != nil {
 				return nil, err

@@ -11,7 +11,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // idleEditor is an editor connection that the handshake never calls.
@@ -27,16 +27,16 @@ func (idleEditor) Call(context.Context, string, any, any, ...jsonrpc2.CallOption
 // editor.
 func TestServerInstructions(t *testing.T) {
 	dir := t.TempDir()
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer disk.Close()
-	routed := func(read, write bool) runtime.FS {
+	routed := func(read, write bool) fsruntime.FS {
 		var c capabilities.Client
 		c.FS.ReadTextFile, c.FS.WriteTextFile = read, write
-		return runtime.NewRouter(runtime.RouterOptions{Disk: disk, Client: c,
-			Editor: runtime.NewEditor(idleEditor{}, runtime.EditorOptions{SessionID: func(context.Context) (string, error) { return "s", nil }})})
+		return fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Client: c,
+			Editor: fsruntime.NewEditor(idleEditor{}, fsruntime.EditorOptions{SessionID: func(context.Context) (string, error) { return "s", nil }})})
 	}
 	const (
 		unsaved = "unsaved changes included"

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // eras are the two protocol eras mcp-go speaks: the initialize handshake,
@@ -37,7 +37,7 @@ const testMaxFileSize = 1 << 10
 // fixture is a server on a Disk confined to a temporary directory.
 type fixture struct {
 	dir  string // the root, also the working directory
-	disk *runtime.Disk
+	disk *fsruntime.Disk
 	srv  *server.MCPServer
 	logs *syncBuffer
 }
@@ -64,7 +64,7 @@ func newFixture(t *testing.T, readOnly bool, roots ...string) *fixture {
 			abs = append(abs, p)
 		}
 	}
-	disk, err := runtime.OpenDisk(abs, runtime.DiskOptions{MaxFileSize: testMaxFileSize})
+	disk, err := fsruntime.OpenDisk(abs, fsruntime.DiskOptions{MaxFileSize: testMaxFileSize})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // BridgeOptions configure a [Bridge].
@@ -40,11 +40,11 @@ type BridgeOptions struct {
 	EditorTimeout time.Duration
 	// AllowHardLinks lets the tools read and write a file that has other
 	// hard links, which are refused by default (see
-	// [runtime.DiskOptions.AllowHardLinks]).
+	// [fsruntime.DiskOptions.AllowHardLinks]).
 	AllowHardLinks bool
 	// NoSync makes the tools' writes to the local disk skip fsync: they
 	// stay atomic, but a power loss or a system crash may lose the
-	// latest of them (see [runtime.DiskOptions.NoSync]). Writes through
+	// latest of them (see [fsruntime.DiskOptions.NoSync]). Writes through
 	// the editor are the editor's.
 	NoSync bool
 	// ReadOnly leaves the writing tools out.
@@ -84,7 +84,7 @@ const DefaultEditorTimeout = 30 * time.Second
 // [Session.ServerEntry] to the MCP servers it connects to. mcp-acpfs proxy
 // does exactly this for an agent it does not control.
 type Bridge struct {
-	editor runtime.Caller
+	editor fsruntime.Caller
 	opts   BridgeOptions
 	log    *slog.Logger
 
@@ -100,7 +100,7 @@ type Bridge struct {
 // NewBridge returns a Bridge whose editor route calls editor, the agent's
 // connection to the ACP client. Until Initialize is called, the editor is
 // taken to advertise nothing, so every operation goes to disk.
-func NewBridge(editor runtime.Caller, opts BridgeOptions) *Bridge {
+func NewBridge(editor fsruntime.Caller, opts BridgeOptions) *Bridge {
 	if opts.Name == "" {
 		opts.Name = "acpfs"
 	}
@@ -178,8 +178,8 @@ type Session struct {
 	secret string
 	key    [sha256.Size]byte
 	cwd    string
-	disk   *runtime.Disk
-	router *runtime.Router
+	disk   *fsruntime.Disk
+	router *fsruntime.Router
 	mcp    *server.MCPServer
 
 	bindOnce sync.Once
@@ -215,7 +215,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 		}
 		roots = append(roots, d)
 	}
-	disk, err := runtime.OpenDisk(roots, runtime.DiskOptions{MaxFileSize: b.opts.MaxFileSize, AllowHardLinks: b.opts.AllowHardLinks, NoSync: b.opts.NoSync})
+	disk, err := fsruntime.OpenDisk(roots, fsruntime.DiskOptions{MaxFileSize: b.opts.MaxFileSize, AllowHardLinks: b.opts.AllowHardLinks, NoSync: b.opts.NoSync})
 	if err != nil {
 		return nil, fmt.Errorf("open the session's roots: %w", err)
 	}
@@ -234,8 +234,8 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	if timeout == 0 {
 		timeout = DefaultEditorTimeout
 	}
-	editor := runtime.NewEditor(b.editor, runtime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
-	s.router = runtime.NewRouter(runtime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
+	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
+	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
 	s.mcp, err = NewServer(Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()},
 		Options{Version: b.opts.Version, Logger: log})
 	if err != nil {
@@ -286,7 +286,7 @@ func (s *Session) waitID(ctx context.Context) (string, error) {
 }
 
 // Router returns the session's FS.
-func (s *Session) Router() *runtime.Router { return s.router }
+func (s *Session) Router() *fsruntime.Router { return s.router }
 
 // MCPServer returns the session's MCP server, for an agent that serves
 // the tools in-process (with mcp-go's in-process client, say).

@@ -3,7 +3,7 @@ package bridge
 import (
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // A session's disk is opened with the bridge's options: --no-fsync,
@@ -22,9 +22,9 @@ func TestOpenSessionDiskOptions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := runtime.DiskOptions{MaxFileSize: opts.MaxFileSize, AllowHardLinks: opts.AllowHardLinks, NoSync: opts.NoSync}
+		want := fsruntime.DiskOptions{MaxFileSize: opts.MaxFileSize, AllowHardLinks: opts.AllowHardLinks, NoSync: opts.NoSync}
 		if want.MaxFileSize == 0 {
-			want.MaxFileSize = runtime.DefaultMaxFileSize
+			want.MaxFileSize = fsruntime.DefaultMaxFileSize
 		}
 		if got := s.disk.Options(); got != want {
 			t.Errorf("BridgeOptions %+v: the session's disk has %+v, want %+v", opts, got, want)

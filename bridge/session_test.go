@@ -19,12 +19,12 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // editorConn connects to a fake editor over an in-process pipe with the
 // real codec and returns the agent's side of the connection.
-func editorConn(t *testing.T, ed *runtimetest.Editor) *jsonrpc2.Conn {
+func editorConn(t *testing.T, ed *fsruntimetest.Editor) *jsonrpc2.Conn {
 	t.Helper()
 	a, b := net.Pipe()
 	ctx := context.WithoutCancel(t.Context())
@@ -40,7 +40,7 @@ func editorConn(t *testing.T, ed *runtimetest.Editor) *jsonrpc2.Conn {
 
 // workspace is a session cwd whose disk content differs from the editor's
 // buffers.
-func workspace(t *testing.T, ed *runtimetest.Editor, name string) string {
+func workspace(t *testing.T, ed *fsruntimetest.Editor, name string) string {
 	t.Helper()
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -61,7 +61,7 @@ func workspace(t *testing.T, ed *runtimetest.Editor, name string) string {
 
 const fsCapabilities = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`
 
-func newBridge(t *testing.T, ed *runtimetest.Editor) *bridge.Bridge {
+func newBridge(t *testing.T, ed *fsruntimetest.Editor) *bridge.Bridge {
 	t.Helper()
 	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{})
 	b.Initialize(json.RawMessage(fsCapabilities))
@@ -120,7 +120,7 @@ func httpClient(t *testing.T, entry bridge.MCPServerEntry) *client.Client {
 }
 
 func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
 	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
@@ -178,7 +178,7 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 }
 
 func TestSessionStdioEntryRelays(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
 	b.Initialize(json.RawMessage(fsCapabilities))
 	t.Cleanup(func() { b.Close() })
@@ -255,7 +255,7 @@ func TestParseSessionParams(t *testing.T) {
 }
 
 func TestSessionWaitsForItsIDAndFailsWhenClosed(t *testing.T) {
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := newBridge(t, ed)
 	dir := workspace(t, ed, "W")
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir})

@@ -23,7 +23,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // bigText is n bytes or more of text with everything JSON escapes.
@@ -221,7 +221,7 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 		{40 << 20, `"bytesWritten":` + strconv.Itoa(size)},
 	} {
 		dir := t.TempDir()
-		d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: tc.maxFileSize, NoSync: true})
+		d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: tc.maxFileSize, NoSync: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +248,7 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 func TestStdioFileAtTheLimitFitsEscaped(t *testing.T) {
 	const size = 11 << 20
 	dir := t.TempDir()
-	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: size, NoSync: true})
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: size, NoSync: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 func TestPlainToolCall(t *testing.T) {
@@ -177,7 +177,7 @@ func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]strin
 			tb.Fatal(err)
 		}
 	}
-	d, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // toolKinds are the ACP tool kinds of the file tools.
@@ -216,7 +216,7 @@ func (f *follower) locations(tool string, args map[string]any, session string) j
 	if f.cwd != nil {
 		cwd = f.cwd(session)
 	}
-	p, err := runtime.Abs(cwd, runtime.ExpandHome(f.home, p))
+	p, err := fsruntime.Abs(cwd, fsruntime.ExpandHome(f.home, p))
 	if err != nil {
 		return nil // relative with no known working directory, or not a path
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Tool names.
@@ -51,7 +51,7 @@ func (b *binding) sizeNote(s string) string {
 	if b.sess.MaxFileSize <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(s, runtime.FormatSize(b.sess.MaxFileSize))
+	return fmt.Sprintf(s, fsruntime.FormatSize(b.sess.MaxFileSize))
 }
 
 func (b *binding) readTool() mcp.Tool {
@@ -192,7 +192,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read", args.Path, err), nil
 	}
@@ -200,7 +200,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	defer done()
 	var out readOutput
 	var text string
-	if sr, ok := fsys.(runtime.SourceReadFS); ok {
+	if sr, ok := fsys.(fsruntime.SourceReadFS); ok {
 		read, rerr := sr.ReadTextFileSource(ctx, p, args.Line, args.Limit)
 		if rerr != nil {
 			return errorResult("read", p, rerr), nil
@@ -228,15 +228,15 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 // file, taken first: if the file changes between the two, the hash is the
 // older one, and a write with it is refused rather than let through on a
 // stale read.
-func (b *binding) readHashed(ctx context.Context, fsys runtime.FS, p string, line, limit int) (text, sum string, err error) {
+func (b *binding) readHashed(ctx context.Context, fsys fsruntime.FS, p string, line, limit int) (text, sum string, err error) {
 	if line <= 1 && limit <= 0 {
 		text, err = fsys.ReadTextFile(ctx, p, line, limit)
 		if err != nil {
 			return "", "", err
 		}
-		return text, runtime.HashText(text), nil
+		return text, fsruntime.HashText(text), nil
 	}
-	if hr, ok := fsys.(runtime.HashReadFS); ok {
+	if hr, ok := fsys.(fsruntime.HashReadFS); ok {
 		// One pass through the route: one editor request for a range.
 		return hr.ReadTextFileHash(ctx, p, line, limit)
 	}
@@ -253,7 +253,7 @@ func (b *binding) readHashed(ctx context.Context, fsys runtime.FS, p string, lin
 }
 
 // describeOrigin fills in source, differsFromDisk and diskDifference.
-func describeOrigin(out *readOutput, o runtime.Origin) {
+func describeOrigin(out *readOutput, o fsruntime.Origin) {
 	switch o.Route {
 	case capabilities.RouteEditor:
 		out.Source = "editor"
@@ -262,13 +262,13 @@ func describeOrigin(out *readOutput, o runtime.Origin) {
 	}
 	differs := true
 	switch o.Disk {
-	case runtime.DiskSame:
+	case fsruntime.DiskSame:
 		differs = false
-	case runtime.DiskDiffers:
+	case fsruntime.DiskDiffers:
 		out.DiskDifference = diffContent
-	case runtime.DiskLineEndings:
+	case fsruntime.DiskLineEndings:
 		out.DiskDifference = diffLineEndings
-	case runtime.DiskMissing:
+	case fsruntime.DiskMissing:
 		out.DiskDifference = diffNotOnDisk
 	default: // not compared
 		return
@@ -300,7 +300,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := unliftArgument(ctx, &args.Content); err != nil { // lift.go
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("write", args.Path, err), nil
 	}
@@ -322,7 +322,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 			return errorResult("write", p, err), nil
 		}
 	}
-	sum := inBackground(len(args.Content), func() string { return runtime.HashText(args.Content) })
+	sum := inBackground(len(args.Content), func() string { return fsruntime.HashText(args.Content) })
 	err = fsys.WriteTextFile(ctx, p, args.Content)
 	out := writeOutput{Path: p, BytesWritten: len(args.Content), SHA256: sum()} // awaited on failure too
 	if err != nil {

@@ -18,7 +18,7 @@ import (
 	"github.com/gabriel-vasile/mimetype"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Tool names.
@@ -83,16 +83,16 @@ func (e *changedError) Unwrap() []error {
 }
 
 // hashFile returns the hash of the whole file at path as fsys's read route
-// sees it: runtime.HashFS when fsys has it, a whole read otherwise.
-func hashFile(ctx context.Context, fsys runtime.FS, path string) (string, error) {
-	if h, ok := fsys.(runtime.HashFS); ok {
+// sees it: fsruntime.HashFS when fsys has it, a whole read otherwise.
+func hashFile(ctx context.Context, fsys fsruntime.FS, path string) (string, error) {
+	if h, ok := fsys.(fsruntime.HashFS); ok {
 		return h.HashTextFile(ctx, path)
 	}
 	text, err := fsys.ReadTextFile(ctx, path, 0, 0)
 	if err != nil {
 		return "", err
 	}
-	return runtime.HashText(text), nil
+	return fsruntime.HashText(text), nil
 }
 
 // checkExpectedHash parses an expectedHash argument: "" (none) or 64 hex
@@ -112,7 +112,7 @@ func checkExpectedHash(s string) (string, error) {
 
 // verifyHash checks that the file at path still hashes to expected, for a
 // write. A file that is gone is a change too.
-func verifyHash(ctx context.Context, fsys runtime.FS, path, expected string) error {
+func verifyHash(ctx context.Context, fsys fsruntime.FS, path, expected string) error {
 	actual, err := hashFile(ctx, fsys, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -292,7 +292,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 			return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 		}
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("edit", args.Path, err), nil
 	}
@@ -321,7 +321,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		// A file changed since it was read is the better answer.
 		if expected != "" {
-			if sum := runtime.HashText(before); sum != expected {
+			if sum := fsruntime.HashText(before); sum != expected {
 				return errorResult("edit", p, &changedError{expected: expected, actual: sum}), nil
 			}
 		}
@@ -329,7 +329,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	// The hashes are taken while the diff is made and the file written.
 	sums := inBackground(len(before)+len(after), func() [2]string {
-		b, a := runtime.HashTextPair(before, after)
+		b, a := fsruntime.HashTextPair(before, after)
 		return [2]string{b, a}
 	})
 	out := editOutput{Path: p, AppliedEdits: len(args.Edits), Replacements: replacements, DryRun: args.DryRun}
@@ -381,9 +381,9 @@ func inBackground[T any](size int, f func() T) func() T {
 // errorResult under the op "edit".
 func editCause(err error) error {
 	err = unwrapPath(err)
-	if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok && tl.Read {
+	if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); ok && tl.Read {
 		// Its message advises a line range, which an edit cannot use.
-		return &runtime.TooLargeError{Size: tl.Size, Limit: tl.Limit}
+		return &fsruntime.TooLargeError{Size: tl.Size, Limit: tl.Limit}
 	}
 	return err
 }
@@ -656,7 +656,7 @@ func (b *binding) mediaCap() int64 {
 	if b.sess.MaxFileSize > 0 {
 		return b.sess.MaxFileSize
 	}
-	return runtime.DefaultMaxFileSize
+	return fsruntime.DefaultMaxFileSize
 }
 
 func (b *binding) mediaTool() mcp.Tool {
@@ -668,7 +668,7 @@ func (b *binding) mediaTool() mcp.Tool {
 		"resource with the bytes as a base64 blob and a file:// URI. " +
 		"The structured result has the path, the MIME type and the size in bytes. " +
 		"Use read_text_file for text. " +
-		fmt.Sprintf("Files over %s are refused.", runtime.FormatSize(b.mediaCap()))
+		fmt.Sprintf("Files over %s are refused.", fsruntime.FormatSize(b.mediaCap()))
 	return mcp.NewTool(ReadMediaFile,
 		mcp.WithToolTitle("Read media file"),
 		mcp.WithDescription(desc),
@@ -684,21 +684,21 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read media", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := runtime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read media", args.Path, err), nil
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	bfs, ok := fsys.(runtime.BinaryFS)
+	bfs, ok := fsys.(fsruntime.BinaryFS)
 	if !ok {
 		return errorResult("read media", p, fmt.Errorf("binary reads: %w", errors.ErrUnsupported)), nil
 	}
 	data, err := bfs.ReadFile(ctx, p, b.mediaCap())
 	if err != nil {
 		err = unwrapPath(err)
-		if tl, ok := errors.AsType[*runtime.TooLargeError](err); ok {
-			err = &runtime.TooLargeError{Size: tl.Size, Limit: tl.Limit} // no line-range advice
+		if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); ok {
+			err = &fsruntime.TooLargeError{Size: tl.Size, Limit: tl.Limit} // no line-range advice
 		}
 		return errorResult("read media", p, err), nil
 	}
@@ -716,7 +716,7 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	}
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{
-			mcp.NewTextContent(fmt.Sprintf("%s: %s, %s", p, mime, runtime.FormatSize(int64(len(data))))),
+			mcp.NewTextContent(fmt.Sprintf("%s: %s, %s", p, mime, fsruntime.FormatSize(int64(len(data))))),
 			media,
 		},
 		StructuredContent: out,

@@ -25,8 +25,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // editEnv is a server over one of the backends the edit tools are tested
@@ -38,7 +38,7 @@ type editEnv struct {
 	put  func(t *testing.T, p, content string) // plant a file, bypassing the tools
 	get  func(p string) (string, bool)         // a file's content, bypassing the tools
 	ext  *extFS                                // the mem+ext backend's FS, to count calls; nil for others
-	bin  bool                                  // the FS implements runtime.BinaryFS
+	bin  bool                                  // the FS implements fsruntime.BinaryFS
 }
 
 func (e *editEnv) path(rel string) string { return filepath.Join(e.dir, filepath.FromSlash(rel)) }
@@ -80,7 +80,7 @@ func newFixtureMax(t testing.TB, max int64) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: max})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: max})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,16 +94,16 @@ func newFixtureMax(t testing.TB, max int64) *fixture {
 
 func memEnv(t *testing.T, withExt bool) *editEnv {
 	const dir = "/mem/root"
-	mem := &runtimetest.MemFS{Max: testMaxFileSize, Roots: []string{dir}}
+	mem := &fsruntimetest.MemFS{Max: testMaxFileSize, Roots: []string{dir}}
 	e := &editEnv{
 		name: "mem",
 		dir:  dir,
 		put:  func(_ *testing.T, p, content string) { mem.Set(p, content) },
 		get:  mem.Get,
 	}
-	var fsys runtime.FS = mem
+	var fsys fsruntime.FS = mem
 	if withExt {
-		e.ext = &extFS{ExtMemFS: &runtimetest.ExtMemFS{MemFS: mem}}
+		e.ext = &extFS{ExtMemFS: &fsruntimetest.ExtMemFS{MemFS: mem}}
 		fsys, e.bin, e.name = e.ext, true, "mem+ext"
 	}
 	srv, err := bridge.NewServer(bridge.Files{WorkDir: dir, FS: fsys, MaxFileSize: testMaxFileSize}, bridge.Options{})
@@ -114,10 +114,10 @@ func memEnv(t *testing.T, withExt bool) *editEnv {
 	return e
 }
 
-// extFS is a runtimetest.ExtMemFS, which has every optional interface,
+// extFS is a fsruntimetest.ExtMemFS, which has every optional interface,
 // that counts its HashTextFile calls.
 type extFS struct {
-	*runtimetest.ExtMemFS
+	*fsruntimetest.ExtMemFS
 	hashes atomic.Int32
 }
 
@@ -128,14 +128,14 @@ func (f *extFS) HashTextFile(ctx context.Context, path string) (string, error) {
 
 // The backends the tools use have what the tests expect of them.
 var (
-	_ runtime.HashFS   = (*runtime.Disk)(nil)
-	_ runtime.BinaryFS = (*runtime.Disk)(nil)
-	_ runtime.HashFS   = (*runtime.Router)(nil)
-	_ runtime.BinaryFS = (*runtime.Router)(nil)
+	_ fsruntime.HashFS   = (*fsruntime.Disk)(nil)
+	_ fsruntime.BinaryFS = (*fsruntime.Disk)(nil)
+	_ fsruntime.HashFS   = (*fsruntime.Router)(nil)
+	_ fsruntime.BinaryFS = (*fsruntime.Router)(nil)
 )
 
 // sha is the hash read_text_file reports.
-func sha(s string) string { return runtime.HashText(s) }
+func sha(s string) string { return fsruntime.HashText(s) }
 
 // outputSchemas compiles the output schema of every tool c lists.
 func outputSchemas(t testing.TB, c *client.Client) map[string]*jsonschema.Schema {
@@ -782,7 +782,7 @@ func TestEditTextFileConcurrent(t *testing.T) {
 func TestEditTextFileEditorBuffer(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+			ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 			b := newBridge(t, ed)
 			dir := workspace(t, ed, "E") // disk "// E on disk\n", buffer "// E unsaved\n"
 			s := openSession(t, b, dir, "sess-E")
@@ -816,7 +816,7 @@ func TestEditTextFileEditorBuffer(t *testing.T) {
 			}
 			var writes int
 			for _, r := range ed.Requests() {
-				if r.Method == runtime.MethodWriteTextFile {
+				if r.Method == fsruntime.MethodWriteTextFile {
 					writes++
 					if r.Params["path"] != p || r.Params["content"] != "// E edited\n// more\n" || r.Params["sessionId"] != "sess-E" {
 						t.Errorf("write request %v", r.Params)

@@ -15,7 +15,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Tool names of the metadata, listing and file-management tools.
@@ -67,7 +67,7 @@ func (b *binding) pathNote(what string) string {
 var (
 	typeSchema = map[string]any{
 		"type":        "string",
-		"enum":        []string{string(runtime.TypeFile), string(runtime.TypeDirectory), string(runtime.TypeSymlink), string(runtime.TypeOther)},
+		"enum":        []string{string(fsruntime.TypeFile), string(fsruntime.TypeDirectory), string(fsruntime.TypeSymlink), string(fsruntime.TypeOther)},
 		"description": "file, directory, symlink (never followed), or other (a FIFO, socket or device).",
 	}
 	modifiedSchema = map[string]any{
@@ -293,7 +293,7 @@ func (e argError) Unwrap() error { return fs.ErrInvalid }
 
 // optional returns fsys as the optional interface T, or the error result
 // saying that op is not supported.
-func optional[T any](fsys runtime.FS, op, path, what string) (T, *mcp.CallToolResult) {
+func optional[T any](fsys fsruntime.FS, op, path, what string) (T, *mcp.CallToolResult) {
 	t, ok := fsys.(T)
 	if !ok {
 		return t, errorResult(op, path, unsupportedError{what})
@@ -302,33 +302,33 @@ func optional[T any](fsys runtime.FS, op, path, what string) (T, *mcp.CallToolRe
 }
 
 // abs makes a tool's path argument absolute. dir reports that the
-// argument ended in a separator or a "." component ([runtime.NamesDir]),
+// argument ended in a separator or a "." component ([fsruntime.NamesDir]),
 // which the cleaning drops: such a path must name a directory, as in
 // POSIX, so a tool that acts on whatever lies at the path checks that it
 // is one (with [mustBeDir] or [followedDir]), and only then. The tools
 // that take only a directory need not: they refuse anything else anyway.
 func (b *binding) abs(op, p string) (abs string, dir bool, res *mcp.CallToolResult) {
-	abs, err := runtime.Abs(b.sess.WorkDir, b.expand(p))
+	abs, err := fsruntime.Abs(b.sess.WorkDir, b.expand(p))
 	if err != nil {
 		return "", false, errorResult(op, p, err)
 	}
-	return abs, runtime.NamesDir(b.expand(p)), nil
+	return abs, fsruntime.NamesDir(b.expand(p)), nil
 }
 
 // expand expands a leading ~ of a path argument to the user's home
-// directory ([runtime.ExpandHome]); the roots then apply as to any path.
-func (b *binding) expand(p string) string { return runtime.ExpandHome(b.home, p) }
+// directory ([fsruntime.ExpandHome]); the roots then apply as to any path.
+func (b *binding) expand(p string) string { return fsruntime.ExpandHome(b.home, p) }
 
 // notDirError refuses a path that ends in a separator but names something
 // other than a directory: POSIX's ENOTDIR. It matches fs.ErrInvalid.
 type notDirError struct {
-	kind runtime.FileType // what the path names
-	what string           // whose kind it is, if not the path's own
+	kind fsruntime.FileType // what the path names
+	what string             // whose kind it is, if not the path's own
 }
 
 func (e notDirError) Error() string {
 	kind := "a " + string(e.kind)
-	if e.kind == runtime.TypeOther {
+	if e.kind == fsruntime.TypeOther {
 		kind = "a special file"
 	}
 	if e.what != "" {
@@ -341,7 +341,7 @@ func (e notDirError) Unwrap() error { return fs.ErrInvalid }
 
 // notDir is the error of op on p, given with a trailing separator, where
 // p is of kind and not a directory.
-func notDir(op, p string, kind runtime.FileType) error {
+func notDir(op, p string, kind fsruntime.FileType) error {
 	return &fs.PathError{Op: op, Path: withSlash(p), Err: notDirError{kind: kind}}
 }
 
@@ -358,17 +358,17 @@ func withSlash(p string) string {
 // followed, must be a directory. A symlink to one is refused, as Linux's
 // rename and rmdir refuse "link/", so that no such call reaches into the
 // link's target. It returns p's description.
-func mustBeDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.FileInfo, *mcp.CallToolResult) {
-	sfs, res := optional[runtime.StatFS](fsys, op, p, "describing files")
+func mustBeDir(ctx context.Context, fsys fsruntime.FS, op, p string) (fsruntime.FileInfo, *mcp.CallToolResult) {
+	sfs, res := optional[fsruntime.StatFS](fsys, op, p, "describing files")
 	if res != nil {
-		return runtime.FileInfo{}, res
+		return fsruntime.FileInfo{}, res
 	}
 	info, err := sfs.Stat(ctx, p)
 	if err != nil {
-		return runtime.FileInfo{}, errorResult(op, p, asOp(op, err))
+		return fsruntime.FileInfo{}, errorResult(op, p, asOp(op, err))
 	}
-	if info.Type != runtime.TypeDirectory {
-		return runtime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
+	if info.Type != fsruntime.TypeDirectory {
+		return fsruntime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
 	}
 	return info, nil
 }
@@ -377,15 +377,15 @@ func mustBeDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.File
 // tool that reads what lies at the path: p, with a symlink at its end
 // followed within the roots, must be a directory. It returns the
 // directory's description, under p's name.
-func followedDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.FileInfo, *mcp.CallToolResult) {
-	wfs, res := optional[runtime.WalkFS](fsys, op, p, "following a path to a directory")
+func followedDir(ctx context.Context, fsys fsruntime.FS, op, p string) (fsruntime.FileInfo, *mcp.CallToolResult) {
+	wfs, res := optional[fsruntime.WalkFS](fsys, op, p, "following a path to a directory")
 	if res != nil {
-		return runtime.FileInfo{}, res
+		return fsruntime.FileInfo{}, res
 	}
 	// A walk's first call describes its root, resolved as any path
 	// argument is; stopping there reads no directory.
-	var info runtime.FileInfo
-	err := wfs.Walk(ctx, p, func(_ string, fi runtime.FileInfo, err error) error {
+	var info fsruntime.FileInfo
+	err := wfs.Walk(ctx, p, func(_ string, fi fsruntime.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -393,10 +393,10 @@ func followedDir(ctx context.Context, fsys runtime.FS, op, p string) (runtime.Fi
 		return fs.SkipAll
 	})
 	if err != nil {
-		return runtime.FileInfo{}, errorResult(op, p, asOp(op, err))
+		return fsruntime.FileInfo{}, errorResult(op, p, asOp(op, err))
 	}
-	if info.Type != runtime.TypeDirectory {
-		return runtime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
+	if info.Type != fsruntime.TypeDirectory {
+		return fsruntime.FileInfo{}, errorResult(op, p, notDir(op, p, info.Type))
 	}
 	return info, nil
 }
@@ -425,13 +425,13 @@ type pathOnlyArgs struct {
 
 // fileInfoOutput is get_file_info's structured output.
 type fileInfoOutput struct {
-	Path        string           `json:"path"`
-	Name        string           `json:"name"`
-	Type        runtime.FileType `json:"type"`
-	Size        int64            `json:"size"`
-	Modified    string           `json:"modified"`
-	Permissions string           `json:"permissions"`
-	Mode        string           `json:"mode"`
+	Path        string             `json:"path"`
+	Name        string             `json:"name"`
+	Type        fsruntime.FileType `json:"type"`
+	Size        int64              `json:"size"`
+	Modified    string             `json:"modified"`
+	Permissions string             `json:"permissions"`
+	Mode        string             `json:"mode"`
 }
 
 func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -446,7 +446,7 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	sfs, res := optional[runtime.StatFS](fsys, op, p, "describing files")
+	sfs, res := optional[fsruntime.StatFS](fsys, op, p, "describing files")
 	if res != nil {
 		return res, nil
 	}
@@ -455,8 +455,8 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 		return errorResult(op, p, err), nil
 	}
 	switch {
-	case !dir || info.Type == runtime.TypeDirectory:
-	case info.Type == runtime.TypeSymlink:
+	case !dir || info.Type == fsruntime.TypeDirectory:
+	case info.Type == fsruntime.TypeSymlink:
 		// "link/" is the directory the link leads to, as stat has it.
 		if info, res = followedDir(ctx, fsys, op, p); res != nil {
 			return res, nil
@@ -482,10 +482,10 @@ func (b *binding) getFileInfo(ctx context.Context, req mcp.CallToolRequest) (*mc
 // listEntry is one entry of list_directory's structured output; Size and
 // Modified are there with details only.
 type listEntry struct {
-	Name     string           `json:"name"`
-	Type     runtime.FileType `json:"type"`
-	Size     *int64           `json:"size,omitempty"`
-	Modified string           `json:"modified,omitempty"`
+	Name     string             `json:"name"`
+	Type     fsruntime.FileType `json:"type"`
+	Size     *int64             `json:"size,omitempty"`
+	Modified string             `json:"modified,omitempty"`
 }
 
 type listArgs struct {
@@ -511,7 +511,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	dfs, res := optional[runtime.DirFS](fsys, op, p, "listing directories")
+	dfs, res := optional[fsruntime.DirFS](fsys, op, p, "listing directories")
 	if res != nil {
 		return res, nil
 	}
@@ -550,7 +550,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 }
 
 // listEntries returns the entries of a listing without details.
-func listEntries(entries []runtime.DirEntry) []listEntry {
+func listEntries(entries []fsruntime.DirEntry) []listEntry {
 	out := make([]listEntry, len(entries))
 	for i, e := range entries {
 		out[i] = listEntry{Name: e.Name, Type: e.Type}
@@ -614,17 +614,17 @@ func listText(out listOutput) string {
 	}
 	for _, e := range out.Entries {
 		switch e.Type {
-		case runtime.TypeDirectory:
+		case fsruntime.TypeDirectory:
 			sb.WriteString("\n[DIR]     ")
 			sb.WriteString(textName(e.Name))
 			sb.WriteByte('/')
-		case runtime.TypeFile:
+		case fsruntime.TypeFile:
 			sb.WriteString("\n[FILE]    ")
 			sb.WriteString(textName(e.Name))
 			if e.Size != nil {
 				fmt.Fprintf(&sb, "  (%s, modified %s)", sizeText(*e.Size), e.Modified)
 			}
-		case runtime.TypeSymlink:
+		case fsruntime.TypeSymlink:
 			sb.WriteString("\n[SYMLINK] ")
 			sb.WriteString(textName(e.Name))
 		default:
@@ -645,10 +645,10 @@ type treeArgs struct {
 // is nil for anything not descended into, and empty (written as []) for an
 // empty directory.
 type treeNode struct {
-	Name     string           `json:"name"`
-	Type     runtime.FileType `json:"type"`
-	Children []*treeNode      `json:"children,omitzero"`
-	Error    string           `json:"error,omitempty"`
+	Name     string             `json:"name"`
+	Type     fsruntime.FileType `json:"type"`
+	Children []*treeNode        `json:"children,omitzero"`
+	Error    string             `json:"error,omitempty"`
 }
 
 type treeOutput struct {
@@ -695,19 +695,19 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 
 	fsys, done := b.acquire(ctx)
 	defer done()
-	wfs, res := optional[runtime.WalkFS](fsys, op, p, "walking directories")
+	wfs, res := optional[fsruntime.WalkFS](fsys, op, p, "walking directories")
 	if res != nil {
 		return res, nil
 	}
-	top := &treeNode{Name: filepath.Base(p), Type: runtime.TypeDirectory, Children: []*treeNode{}}
+	top := &treeNode{Name: filepath.Base(p), Type: fsruntime.TypeDirectory, Children: []*treeNode{}}
 	dirs := map[string]*treeNode{p: top}
 	out := treeOutput{Path: p, MaxDepth: depth}
-	err := wfs.Walk(ctx, p, func(path string, info runtime.FileInfo, err error) error {
+	err := wfs.Walk(ctx, p, func(path string, info fsruntime.FileInfo, err error) error {
 		if path == p {
 			if err != nil {
 				return err
 			}
-			if info.Type != runtime.TypeDirectory {
+			if info.Type != fsruntime.TypeDirectory {
 				return &fs.PathError{Op: op, Path: p, Err: argError("not a directory (it is a " + string(info.Type) + ")")}
 			}
 			return nil
@@ -728,7 +728,7 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 		}
 		rel = filepath.ToSlash(rel)
 		if excluded(info.Name, rel) {
-			if info.Type == runtime.TypeDirectory {
+			if info.Type == fsruntime.TypeDirectory {
 				return fs.SkipDir
 			}
 			return nil
@@ -740,7 +740,7 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 		out.Entries++
 		n := &treeNode{Name: info.Name, Type: info.Type}
 		parent.Children = append(parent.Children, n)
-		if info.Type == runtime.TypeDirectory {
+		if info.Type == fsruntime.TypeDirectory {
 			if strings.Count(rel, "/")+1 >= depth {
 				return fs.SkipDir
 			}
@@ -771,7 +771,7 @@ func writeTree(sb *strings.Builder, nodes []*treeNode, indent string) {
 	for _, n := range nodes {
 		sb.WriteString("\n" + indent + textName(n.Name))
 		switch n.Type {
-		case runtime.TypeDirectory:
+		case fsruntime.TypeDirectory:
 			sb.WriteString("/")
 			switch {
 			case n.Error != "":
@@ -780,9 +780,9 @@ func writeTree(sb *strings.Builder, nodes []*treeNode, indent string) {
 				sb.WriteString(" (not expanded: maxDepth)")
 			}
 			writeTree(sb, n.Children, indent+"  ")
-		case runtime.TypeSymlink:
+		case fsruntime.TypeSymlink:
 			sb.WriteString(" (symlink)")
-		case runtime.TypeOther:
+		case fsruntime.TypeOther:
 			sb.WriteString(" (special file)")
 		}
 	}
@@ -805,7 +805,7 @@ func (b *binding) createDirectory(ctx context.Context, req mcp.CallToolRequest) 
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	dfs, res := optional[runtime.DirFS](fsys, op, p, "creating directories")
+	dfs, res := optional[fsruntime.DirFS](fsys, op, p, "creating directories")
 	if res != nil {
 		return res, nil
 	}
@@ -818,7 +818,7 @@ func (b *binding) createDirectory(ctx context.Context, req mcp.CallToolRequest) 
 	}
 	defer unlock()
 	out := createOutput{Path: p}
-	if sfs, ok := fsys.(runtime.StatFS); ok {
+	if sfs, ok := fsys.(fsruntime.StatFS); ok {
 		_, err := sfs.Stat(ctx, p)
 		isNew := errors.Is(err, fs.ErrNotExist)
 		out.Created = &isNew
@@ -861,7 +861,7 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	mfs, res := optional[runtime.MoveFS](fsys, op, src, "moving files")
+	mfs, res := optional[fsruntime.MoveFS](fsys, op, src, "moving files")
 	if res != nil {
 		return res, nil
 	}
@@ -878,7 +878,7 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 		}
 	}
 	out := moveOutput{Source: src, Destination: dst}
-	if sfs, ok := fsys.(runtime.StatFS); ok && args.Overwrite {
+	if sfs, ok := fsys.(fsruntime.StatFS); ok && args.Overwrite {
 		_, err := sfs.Stat(ctx, dst)
 		replaced := err == nil
 		out.Replaced = &replaced
@@ -902,12 +902,12 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 // of the two was given so (after the move, the destination is the
 // source), as rename has it. A symlink to a directory is not one here:
 // the move would take the link.
-func moveNamesDir(ctx context.Context, fsys runtime.FS, op, src, dst string, srcDir bool) *mcp.CallToolResult {
+func moveNamesDir(ctx context.Context, fsys fsruntime.FS, op, src, dst string, srcDir bool) *mcp.CallToolResult {
 	if srcDir {
 		_, res := mustBeDir(ctx, fsys, op, src)
 		return res
 	}
-	sfs, res := optional[runtime.StatFS](fsys, op, src, "describing files")
+	sfs, res := optional[fsruntime.StatFS](fsys, op, src, "describing files")
 	if res != nil {
 		return res
 	}
@@ -915,7 +915,7 @@ func moveNamesDir(ctx context.Context, fsys runtime.FS, op, src, dst string, src
 	switch {
 	case err != nil:
 		return errorResult(op, src, asOp(op, err))
-	case info.Type == runtime.TypeDirectory:
+	case info.Type == fsruntime.TypeDirectory:
 		return nil
 	}
 	// What is wrong with the destination itself, such as lying outside
@@ -932,8 +932,8 @@ type deleteArgs struct {
 }
 
 type deleteOutput struct {
-	Path string           `json:"path"`
-	Type runtime.FileType `json:"type,omitempty"`
+	Path string             `json:"path"`
+	Type fsruntime.FileType `json:"type,omitempty"`
 }
 
 func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -948,7 +948,7 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	mfs, res := optional[runtime.MoveFS](fsys, op, p, "deleting files")
+	mfs, res := optional[fsruntime.MoveFS](fsys, op, p, "deleting files")
 	if res != nil {
 		return res, nil
 	}
@@ -965,7 +965,7 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 			return res, nil
 		}
 		out.Type = info.Type
-	} else if sfs, ok := fsys.(runtime.StatFS); ok {
+	} else if sfs, ok := fsys.(fsruntime.StatFS); ok {
 		if info, err := sfs.Stat(ctx, p); err == nil {
 			out.Type = info.Type
 		}
@@ -975,14 +975,14 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	}
 	text := "deleted " + p
 	switch out.Type {
-	case runtime.TypeDirectory:
+	case fsruntime.TypeDirectory:
 		text = "deleted directory " + p
 		if args.Recursive {
 			text += " and everything in it"
 		}
-	case runtime.TypeFile:
+	case fsruntime.TypeFile:
 		text = "deleted file " + p
-	case runtime.TypeSymlink:
+	case fsruntime.TypeSymlink:
 		text = "deleted symlink " + p + " (not its target)"
 	}
 	return mcp.NewToolResultStructured(out, text), nil
@@ -1006,9 +1006,9 @@ func sizeText(n int64) string {
 		return "1 byte"
 	}
 	if n < 1024 {
-		return runtime.FormatSize(n)
+		return fsruntime.FormatSize(n)
 	}
-	return fmt.Sprintf("%s, %d bytes", runtime.FormatSize(n), n)
+	return fmt.Sprintf("%s, %d bytes", fsruntime.FormatSize(n), n)
 }
 
 // permString renders m's permission bits as ls does, without the type

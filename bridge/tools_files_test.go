@@ -18,7 +18,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // fileTools are the tools of tools_files.go, and whether each changes files.
@@ -985,7 +985,7 @@ func TestFileToolErrors(t *testing.T) {
 
 // plainFS hides every optional interface of the FS it wraps, as the editor
 // backend has none.
-type plainFS struct{ runtime.FS }
+type plainFS struct{ fsruntime.FS }
 
 func TestFileToolsUnsupported(t *testing.T) {
 	f := newFixture(t, false)
@@ -1017,7 +1017,7 @@ func TestFileToolsThroughRouter(t *testing.T) {
 	f := newFixture(t, false, "root")
 	f.writeFile(t, "root/a.txt", "a")
 	f.writeFile(t, "outside/secret.txt", "secret")
-	router := runtime.NewRouter(runtime.RouterOptions{Disk: f.disk})
+	router := fsruntime.NewRouter(fsruntime.RouterOptions{Disk: f.disk})
 	root := f.path("root")
 	srv, err := bridge.NewServer(bridge.Files{WorkDir: root, FS: router}, bridge.Options{})
 	if err != nil {
@@ -1057,20 +1057,20 @@ func TestFileToolsThroughRouter(t *testing.T) {
 // walkStep is one call of a scripted walk.
 type walkStep struct {
 	path string
-	typ  runtime.FileType
+	typ  fsruntime.FileType
 	err  error
 }
 
 // scriptedWalkFS walks by script, to give directory_tree the errors a
 // disk run as root cannot: a directory that cannot be read.
 type scriptedWalkFS struct {
-	runtime.FS
+	fsruntime.FS
 	steps []walkStep
 }
 
-func (s scriptedWalkFS) Walk(ctx context.Context, root string, fn runtime.WalkFunc) error {
+func (s scriptedWalkFS) Walk(ctx context.Context, root string, fn fsruntime.WalkFunc) error {
 	for _, st := range s.steps {
-		info := runtime.FileInfo{Name: filepath.Base(st.path), Path: st.path, Type: st.typ}
+		info := fsruntime.FileInfo{Name: filepath.Base(st.path), Path: st.path, Type: st.typ}
 		if err := fn(st.path, info, st.err); err != nil {
 			if err == fs.SkipDir || err == fs.SkipAll {
 				continue
@@ -1091,15 +1091,15 @@ func TestDirectoryTreeUnreadableDirectory(t *testing.T) {
 		fails bool
 	}{
 		{"subdirectory", []walkStep{
-			{f.dir, runtime.TypeDirectory, nil},
-			{f.path("a.txt"), runtime.TypeFile, nil},
-			{f.path("locked"), runtime.TypeDirectory, nil},
-			{f.path("locked"), runtime.TypeDirectory, denied},
-			{f.path("z.txt"), runtime.TypeFile, nil},
+			{f.dir, fsruntime.TypeDirectory, nil},
+			{f.path("a.txt"), fsruntime.TypeFile, nil},
+			{f.path("locked"), fsruntime.TypeDirectory, nil},
+			{f.path("locked"), fsruntime.TypeDirectory, denied},
+			{f.path("z.txt"), fsruntime.TypeFile, nil},
 		}, "a.txt locked/(permission denied) z.txt", false},
 		{"top", []walkStep{
-			{f.dir, runtime.TypeDirectory, nil},
-			{f.dir, runtime.TypeDirectory, &fs.PathError{Op: "walk", Path: f.dir, Err: fs.ErrPermission}},
+			{f.dir, fsruntime.TypeDirectory, nil},
+			{f.dir, fsruntime.TypeDirectory, &fs.PathError{Op: "walk", Path: f.dir, Err: fs.ErrPermission}},
 		}, "walk " + f.dir + ": permission denied", true},
 		{"missing", []walkStep{
 			{f.dir, "", &fs.PathError{Op: "walk", Path: f.dir, Err: fs.ErrNotExist}},

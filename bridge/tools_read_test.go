@@ -13,26 +13,26 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // routedServer serves the tools through a Router whose reads go to ed, an
 // editor over a pipe with the real codec, when editorReads, else to disk.
-func routedServer(t *testing.T, ed *runtimetest.Editor, dir string, editorReads bool, reload runtime.ReloadOptions) *toolClient {
+func routedServer(t *testing.T, ed *fsruntimetest.Editor, dir string, editorReads bool, reload fsruntime.ReloadOptions) *toolClient {
 	t.Helper()
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{MaxFileSize: testMaxFileSize})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: testMaxFileSize})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
 	var client capabilities.Client
 	client.FS.ReadTextFile = editorReads
-	editor := runtime.NewEditor(editorConn(t, ed), runtime.EditorOptions{
+	editor := fsruntime.NewEditor(editorConn(t, ed), fsruntime.EditorOptions{
 		SessionID:   func(context.Context) (string, error) { return "sess_1", nil },
 		MaxFileSize: testMaxFileSize,
 	})
-	r := runtime.NewRouter(runtime.RouterOptions{Disk: disk, Editor: editor, Client: client, Reload: reload})
+	r := fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Reload: reload})
 	srv, err := bridge.NewServer(bridge.Files{WorkDir: dir, FS: r, MaxFileSize: testMaxFileSize}, bridge.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestReadTextFileSaysWhereTheTextCameFrom(t *testing.T) {
 		t.Fatal(err)
 	}
 	saved := time.Now().Add(-time.Hour) // no reload pending
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	for name, files := range map[string][2]string{ // disk, buffer
 		"same.txt":    {"same\n", "same\n"},
 		"unsaved.txt": {"saved\nline 2\n", "unsaved\nline 2\n"},
@@ -90,7 +90,7 @@ func TestReadTextFileSaysWhereTheTextCameFrom(t *testing.T) {
 	} {
 		t.Run(tc.route+"/"+tc.name, func(t *testing.T) {
 			before := len(ed.Requests())
-			c := routedServer(t, ed, dir, tc.route == "editor", runtime.ReloadOptions{})
+			c := routedServer(t, ed, dir, tc.route == "editor", fsruntime.ReloadOptions{})
 			args := map[string]any{"path": tc.name}
 			if tc.line > 0 {
 				args["line"], args["limit"] = tc.line, tc.limit
@@ -132,7 +132,7 @@ func TestReadTextFileWaitsForAPendingReload(t *testing.T) {
 	p := filepath.Join(dir, "main.go")
 	changed := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	putFile(t, p, "// changed by a shell\n", changed)
-	ed := &runtimetest.Editor{Buffers: runtimetest.NewMemFS()}
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	ed.Buffers.Set(p, "// before\n")
 	var asks atomic.Int32
 	ed.Delay = func(context.Context, string) {
@@ -142,7 +142,7 @@ func TestReadTextFileWaitsForAPendingReload(t *testing.T) {
 	}
 	// The clock says the file changed a moment ago; the bound is wide, so
 	// that the second ask comes within it however slow the machine.
-	c := routedServer(t, ed, dir, true, runtime.ReloadOptions{
+	c := routedServer(t, ed, dir, true, fsruntime.ReloadOptions{
 		Bound: time.Minute,
 		Now:   func() time.Time { return changed.Add(100 * time.Millisecond) },
 	})

@@ -10,7 +10,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Tool names of the search tools.
@@ -21,7 +21,7 @@ const (
 
 // addSearchTools registers glob and grep. Both are read-only, and work on
 // disk within the session's roots (ACP has no method for either), through
-// the session FS's optional runtime.WalkFS.
+// the session FS's optional fsruntime.WalkFS.
 func (b *binding) addSearchTools() {
 	b.srv.AddTool(b.globTool(), b.glob)
 	b.srv.AddTool(b.grepTool(), b.grep)
@@ -29,7 +29,7 @@ func (b *binding) addSearchTools() {
 
 // searchSkipNote says which directories a search leaves out.
 func searchSkipNote(unless string) string {
-	return "The directories " + strings.Join(runtime.SkippedDirs, ", ") +
+	return "The directories " + strings.Join(fsruntime.SkippedDirs, ", ") +
 		" are not searched unless " + unless + ". " +
 		"Symlinks found while searching are never followed."
 }
@@ -44,7 +44,7 @@ func (b *binding) globTool() mcp.Tool {
 		"Only paths inside the allowed roots are searched.\n\n" +
 		"The result lists absolute paths with their type (file, directory, symlink or other), sorted by path component by component " +
 		"(a directory's entries come right after it). " +
-		fmt.Sprintf("At most %d are returned; truncated says there were more (narrow the pattern or path). ", runtime.DefaultGlobResults) +
+		fmt.Sprintf("At most %d are returned; truncated says there were more (narrow the pattern or path). ", fsruntime.DefaultGlobResults) +
 		searchSkipNote("the pattern names them, as in node_modules/**/*.js") + " " +
 		"To search file contents, use grep."
 	return mcp.NewTool(Glob,
@@ -69,10 +69,10 @@ func (b *binding) grepTool() mcp.Tool {
 		"(a glob with a / is matched against the path relative to path instead). " +
 		"Only files inside the allowed roots are searched.\n\n" +
 		"Each result is one line: its file's absolute path, its 1-based line number, and its text " +
-		fmt.Sprintf("(a line over %d bytes is cut and ends with %q). ", runtime.MaxGrepLineLen, runtime.GrepLineCut) +
+		fmt.Sprintf("(a line over %d bytes is cut and ends with %q). ", fsruntime.MaxGrepLineLen, fsruntime.GrepLineCut) +
 		"Results are sorted by path (component by component), then by line. " +
 		fmt.Sprintf("At most maxResults lines are returned (default %d, at most %d); truncated says more lines match. ",
-			runtime.DefaultGrepResults, runtime.MaxGrepResults) +
+			fsruntime.DefaultGrepResults, fsruntime.MaxGrepResults) +
 		"Binary files (a NUL byte or invalid UTF-8 in the first 8 KiB)" +
 		b.sizeNote(" and files over %s") + " are skipped, and counted in the result. " +
 		searchSkipNote("include names them") + " " +
@@ -90,7 +90,7 @@ func (b *binding) grepTool() mcp.Tool {
 			mcp.Description("Match without regard to case. Absent means false.")),
 		mcp.WithInteger("maxResults", mcp.Min(1),
 			mcp.Description(fmt.Sprintf("The most matching lines to return. Absent means %d; more than %d means %d.",
-				runtime.DefaultGrepResults, runtime.MaxGrepResults, runtime.MaxGrepResults))),
+				fsruntime.DefaultGrepResults, fsruntime.MaxGrepResults, fsruntime.MaxGrepResults))),
 		withSearchSchema(grepSchema),
 		hints("Search file contents", true, false, true),
 	)
@@ -107,11 +107,11 @@ var (
 			"items": searchObject(map[string]any{
 				"path": map[string]any{"type": "string", "description": "The absolute path."},
 				"type": map[string]any{"type": "string",
-					"enum":        []string{string(runtime.TypeFile), string(runtime.TypeDirectory), string(runtime.TypeSymlink), string(runtime.TypeOther)},
+					"enum":        []string{string(fsruntime.TypeFile), string(fsruntime.TypeDirectory), string(fsruntime.TypeSymlink), string(fsruntime.TypeOther)},
 					"description": "file, directory, symlink (never followed), or other (a FIFO, socket or device)."},
 			}, "path", "type")},
 		"truncated": map[string]any{"type": "boolean",
-			"description": fmt.Sprintf("True if more than the %d entries listed match.", runtime.DefaultGlobResults)},
+			"description": fmt.Sprintf("True if more than the %d entries listed match.", fsruntime.DefaultGlobResults)},
 	}, "root", "pattern", "matches", "truncated")
 
 	searchCount = func(what string) map[string]any {
@@ -126,7 +126,7 @@ var (
 				"line": map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line number."},
 				"text": map[string]any{"type": "string", "description": "The line, without its line ending."},
 				"cut": map[string]any{"type": "boolean",
-					"description": fmt.Sprintf("True if the line was longer than %d bytes and text was cut.", runtime.MaxGrepLineLen)},
+					"description": fmt.Sprintf("True if the line was longer than %d bytes and text was cut.", fsruntime.MaxGrepLineLen)},
 			}, "path", "line", "text")},
 		"truncated":         map[string]any{"type": "boolean", "description": "True if more lines match than are listed."},
 		"filesSearched":     searchCount("How many files were searched (until the search stopped, if truncated)."),
@@ -169,8 +169,8 @@ type globOutput struct {
 }
 
 type globMatch struct {
-	Path string           `json:"path"`
-	Type runtime.FileType `json:"type"`
+	Path string             `json:"path"`
+	Type fsruntime.FileType `json:"type"`
 }
 
 type grepArgs struct {
@@ -208,21 +208,21 @@ var searchUnsupported = fmt.Errorf("searching is not supported by this session's
 // directory) and acquires the FS to search, which the caller releases with
 // done. A path that ends in / must name a directory (grep would search a
 // file).
-func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, fsys runtime.WalkFS, done func(), res *mcp.CallToolResult) {
+func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, fsys fsruntime.WalkFS, done func(), res *mcp.CallToolResult) {
 	dir = b.sess.WorkDir
 	if path != "" {
 		var err error
-		if dir, err = runtime.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
+		if dir, err = fsruntime.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
 			return "", nil, nil, errorResult(op, path, err)
 		}
 	}
 	f, done := b.acquire(ctx)
-	w, ok := f.(runtime.WalkFS)
+	w, ok := f.(fsruntime.WalkFS)
 	if !ok {
 		done()
 		return "", nil, nil, errorResult(op, dir, searchUnsupported)
 	}
-	if runtime.NamesDir(b.expand(path)) {
+	if fsruntime.NamesDir(b.expand(path)) {
 		if _, res := followedDir(ctx, f, op, dir); res != nil {
 			done()
 			return "", nil, nil, res
@@ -237,7 +237,7 @@ func searchError(op, path string, err error) *mcp.CallToolResult {
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		err = &fs.PathError{Op: op, Path: pe.Path, Err: pe.Err}
 	}
-	if _, ok := errors.AsType[*runtime.PatternError](err); ok {
+	if _, ok := errors.AsType[*fsruntime.PatternError](err); ok {
 		path = "" // the message names the pattern
 	}
 	return errorResult(op, path, err)
@@ -253,7 +253,7 @@ func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	defer done()
-	r, err := runtime.Glob(ctx, fsys, dir, args.Pattern, runtime.DefaultGlobResults)
+	r, err := fsruntime.Glob(ctx, fsys, dir, args.Pattern, fsruntime.DefaultGlobResults)
 	if err != nil {
 		return searchError(Glob, dir, err), nil
 	}
@@ -271,11 +271,11 @@ func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		out.Matches = append(out.Matches, globMatch{Path: m.Path, Type: m.Type})
 		sb.WriteString(textName(m.Path))
 		switch m.Type {
-		case runtime.TypeDirectory:
+		case fsruntime.TypeDirectory:
 			sb.WriteString("/")
-		case runtime.TypeSymlink:
+		case fsruntime.TypeSymlink:
 			sb.WriteString(" (symlink)")
-		case runtime.TypeOther:
+		case fsruntime.TypeOther:
 			sb.WriteString(" (not a regular file)")
 		}
 		sb.WriteByte('\n')
@@ -293,7 +293,7 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	defer done()
-	r, err := runtime.Grep(ctx, fsys, root, runtime.GrepOptions{
+	r, err := fsruntime.Grep(ctx, fsys, root, fsruntime.GrepOptions{
 		Pattern:     args.Pattern,
 		IgnoreCase:  args.IgnoreCase,
 		Include:     args.Include,
@@ -341,7 +341,7 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		fmt.Fprintf(&sb, "No lines match %q in %s (%s).", args.Pattern, textName(root), searched)
 	case r.Truncated:
 		fmt.Fprintf(&sb, "The first %s that %s %q in %s (%s). More lines match: narrow the pattern, path or include, or raise maxResults (at most %d).\n",
-			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, runtime.MaxGrepResults)
+			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, fsruntime.MaxGrepResults)
 	default:
 		fmt.Fprintf(&sb, "%s in %s %s %q in %s (%s):\n",
 			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // searchClient calls the search tools and checks every successful result
@@ -265,16 +265,16 @@ func TestGlobTool(t *testing.T) {
 
 func TestGlobToolTruncates(t *testing.T) {
 	f := newFixture(t, false)
-	for i := range runtime.DefaultGlobResults + 1 {
+	for i := range fsruntime.DefaultGlobResults + 1 {
 		f.writeFile(t, fmt.Sprintf("d/f%04d.txt", i), "")
 	}
 	c := connectSearch(t, f.srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	var out globOut
 	text := c.ok(t, bridge.Glob, map[string]any{"pattern": "**/*.txt"}, &out)
-	if !out.Truncated || len(out.Matches) != runtime.DefaultGlobResults {
+	if !out.Truncated || len(out.Matches) != fsruntime.DefaultGlobResults {
 		t.Fatalf("%d matches, truncated %v", len(out.Matches), out.Truncated)
 	}
-	if last := out.Matches[len(out.Matches)-1].Path; last != f.path(fmt.Sprintf("d/f%04d.txt", runtime.DefaultGlobResults-1)) {
+	if last := out.Matches[len(out.Matches)-1].Path; last != f.path(fmt.Sprintf("d/f%04d.txt", fsruntime.DefaultGlobResults-1)) {
 		t.Errorf("last match %s: not the first ones in order", last)
 	}
 	if !strings.Contains(text, "there are more") {
@@ -302,7 +302,7 @@ func TestGrepTool(t *testing.T) {
 
 			var out grepOut
 			text := c.ok(t, bridge.Grep, map[string]any{"pattern": "hello"}, &out)
-			cut := "long.txt:1:hello " + strings.Repeat("x", runtime.MaxGrepLineLen-len("hello ")) + runtime.GrepLineCut
+			cut := "long.txt:1:hello " + strings.Repeat("x", fsruntime.MaxGrepLineLen-len("hello ")) + fsruntime.GrepLineCut
 			want := []string{"a-b.txt:1:hello text", cut, "main.go:4:func hello() {}"}
 			if got := out.lines(f.dir); !slices.Equal(got, want) {
 				t.Errorf("grep hello = %q, want %q", got, want)
@@ -382,10 +382,10 @@ func TestGrepToolCap(t *testing.T) {
 		max  any
 		want int
 	}{
-		{nil, runtime.DefaultGrepResults},
+		{nil, fsruntime.DefaultGrepResults},
 		{1, 1},
 		{150, 150},
-		{runtime.MaxGrepResults + 1000, runtime.MaxGrepResults},
+		{fsruntime.MaxGrepResults + 1000, fsruntime.MaxGrepResults},
 	} {
 		args := map[string]any{"pattern": "match"}
 		if tc.max != nil {
@@ -456,14 +456,14 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 	if err := os.WriteFile(dir+"/a.txt", []byte("on disk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	disk, err := runtime.OpenDisk([]string{dir}, runtime.DiskOptions{})
+	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
-	editor := runtimetest.NewMemFS()
+	editor := fsruntimetest.NewMemFS()
 	editor.WriteTextFile(t.Context(), dir+"/a.txt", "in the buffer\n")
-	router := runtime.NewRouter(runtime.RouterOptions{
+	router := fsruntime.NewRouter(fsruntime.RouterOptions{
 		Disk:   disk,
 		Editor: editor,
 		Client: capabilities.Client{FS: capabilities.FS{ReadTextFile: true, WriteTextFile: true}},
@@ -492,7 +492,7 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 func TestSearchToolsUnsupported(t *testing.T) {
 	for _, era := range eras {
 		t.Run(era.name, func(t *testing.T) {
-			srv, err := bridge.NewServer(bridge.Files{WorkDir: "/work", FS: runtimetest.NewMemFS()}, bridge.Options{})
+			srv, err := bridge.NewServer(bridge.Files{WorkDir: "/work", FS: fsruntimetest.NewMemFS()}, bridge.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -506,7 +506,7 @@ func TestSearchToolsUnsupported(t *testing.T) {
 // TestSearchToolsInMemory searches an FS that walks but cannot open files,
 // which grep reads through ReadTextFile.
 func TestSearchToolsInMemory(t *testing.T) {
-	fsys := runtimetest.NewExtMemFS()
+	fsys := fsruntimetest.NewExtMemFS()
 	fsys.WriteTextFile(t.Context(), "/work/src/a.go", "package a\nfunc A() {}\n")
 	fsys.WriteTextFile(t.Context(), "/work/b.txt", "func not go\n")
 	srv, err := bridge.NewServer(bridge.Files{WorkDir: "/work", FS: fsys}, bridge.Options{})

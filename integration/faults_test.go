@@ -27,7 +27,7 @@ import (
 // detector too); an editor that never answers meets the editor timeout;
 // and writes survive SIGKILL. The in-process side, with a goroutine leak
 // check, is in the bridge package (faults_test.go); the SIGKILL loop
-// through a Disk is in the runtime package (crash_test.go).
+// through a Disk is in the fsruntime package (crash_test.go).
 
 const (
 	// lineLimit is the limit on one message of every stream and HTTP body.
@@ -434,7 +434,7 @@ func TestProxyEditorTimeout(t *testing.T) {
 // TestServeWritesSurviveSIGKILL kills mcp-acpfs serve with SIGKILL while
 // it writes a file of a few MiB over and over, 8 times (200 with
 // MCP_ACPFS_LONG=1): the file always holds one whole content, and any
-// temporary file left holds one too. The runtime package's
+// temporary file left holds one too. The fsruntime package's
 // TestWritesSurviveSIGKILL does the same 200 times through a Disk.
 func TestServeWritesSurviveSIGKILL(t *testing.T) {
 	t.Parallel()

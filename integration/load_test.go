@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // The load test runs many sessions at once through one proxy, each making
@@ -114,7 +114,7 @@ func testLoad(t *testing.T, mode agentMode, sessions, calls int) {
 		opened: make(map[string]testagent.Report),
 		pids:   make(map[int]bool),
 	}
-	bufs := runtimetest.NewMemFS()
+	bufs := fsruntimetest.NewMemFS()
 	all := make([]*loadSession, sessions)
 	for i := range all {
 		ls := &loadSession{tag: fmt.Sprintf("s%03d", i)}

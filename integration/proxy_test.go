@@ -17,9 +17,9 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // The proxy tests run `mcp-acpfs proxy -- testagent ...` with the test as
@@ -442,8 +442,8 @@ func putFiles(t *testing.T, dir string, files map[string]string) {
 
 // buffers returns a MemFS holding files (relative path → content) under
 // dir.
-func buffers(dir string, files map[string]string) *runtimetest.MemFS {
-	m := runtimetest.NewMemFS()
+func buffers(dir string, files map[string]string) *fsruntimetest.MemFS {
+	m := fsruntimetest.NewMemFS()
 	for name, content := range files {
 		m.Set(filepath.Join(dir, name), content)
 	}
@@ -470,7 +470,7 @@ func notOnDisk(t *testing.T, path string) {
 }
 
 // inBuffers fails the test unless the editor has a buffer path holding want.
-func inBuffers(t *testing.T, m *runtimetest.MemFS, path, want string) {
+func inBuffers(t *testing.T, m *fsruntimetest.MemFS, path, want string) {
 	t.Helper()
 	got, ok := m.Get(path)
 	if !ok {
@@ -481,7 +481,7 @@ func inBuffers(t *testing.T, m *runtimetest.MemFS, path, want string) {
 }
 
 // notInBuffers fails the test if the editor has a buffer path.
-func notInBuffers(t *testing.T, m *runtimetest.MemFS, path string) {
+func notInBuffers(t *testing.T, m *fsruntimetest.MemFS, path string) {
 	t.Helper()
 	if got, ok := m.Get(path); ok {
 		t.Errorf("the editor has a buffer %s = %q; want none", path, got)

@@ -16,9 +16,9 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // The security suite runs every path attack of testdata/attacks.json
@@ -121,7 +121,7 @@ func (f *secFixture) remake(t *testing.T, rel string) {
 // a file's content, a link's target.
 func (f *secFixture) outsideTree(t *testing.T) map[string]string {
 	t.Helper()
-	m := runtimetest.Tree(t, f.base)
+	m := fsruntimetest.Tree(t, f.base)
 	for p := range m {
 		if p == f.root || strings.HasPrefix(p, f.root+string(filepath.Separator)) {
 			delete(m, p)
@@ -349,10 +349,10 @@ func checkOutcome(t *testing.T, c plannedCall, res outcome) {
 func runSecuritySuite(t *testing.T, mode string, target securityTarget, f *secFixture) {
 	attacks := loadAttacks(t, f)
 	refused, deletes, moves := plan(attacks)
-	outside, inside := f.outsideTree(t), runtimetest.Tree(t, f.root)
+	outside, inside := f.outsideTree(t), fsruntimetest.Tree(t, f.root)
 
 	calls := runCalls(t, target, f, refused)
-	if after := runtimetest.Tree(t, f.root); !maps.Equal(inside, after) {
+	if after := fsruntimetest.Tree(t, f.root); !maps.Equal(inside, after) {
 		t.Errorf("refused calls changed the root:\n%v\n->\n%v", inside, after)
 	}
 	// The entries themselves: deleted, made again, moved. Only they
@@ -464,7 +464,7 @@ func TestSecurityProxy(t *testing.T) {
 			paths = append(paths, filepath.Clean(p))
 		}
 	}
-	bufs := runtimetest.NewMemFS()
+	bufs := fsruntimetest.NewMemFS()
 	for _, p := range paths {
 		// A buffer for every path that no other one lies under.
 		if !slices.ContainsFunc(paths, func(q string) bool { return strings.HasPrefix(q, p+"/") || p == "/" }) {

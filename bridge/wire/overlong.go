@@ -68,7 +68,7 @@ func shortID(id json.RawMessage) string {
 	return string(id)
 }
 
-// formatSize formats a size in bytes for people, as the runtime package's
+// formatSize formats a size in bytes for people, as the fsruntime package's
 // errors do: "512 bytes", "1.5 KiB", "64.0 MiB".
 func formatSize(n int64) string {
 	const unit = 1024

@@ -13,7 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // tokenEnv names the environment variable that holds the bearer token of
@@ -104,8 +104,8 @@ func serveFlags(cfg *serveConfig, e *env) *flag.FlagSet {
 }
 
 // diskOptions are the options of the Disk that serve's tools use.
-func (cfg *serveConfig) diskOptions() runtime.DiskOptions {
-	return runtime.DiskOptions{
+func (cfg *serveConfig) diskOptions() fsruntime.DiskOptions {
+	return fsruntime.DiskOptions{
 		MaxFileSize:    int64(cfg.maxFileSize),
 		AllowHardLinks: cfg.hardLinks,
 		NoSync:         cfg.noSync,
@@ -140,7 +140,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	disk, err := runtime.OpenDisk(roots, cfg.diskOptions())
+	disk, err := fsruntime.OpenDisk(roots, cfg.diskOptions())
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)
 		return exitFail

@@ -21,9 +21,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/modelserver"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
 )
 
 // Bounds. An agent run takes 5 to 20 seconds on 2 cores; these only bound
@@ -67,7 +67,7 @@ type runOptions struct {
 type run struct {
 	model      *modelserver.Server
 	ed         *fakeeditor.Editor
-	buffers    *runtimetest.MemFS
+	buffers    *fsruntimetest.MemFS
 	ws, file   string // the session's cwd, and the absolute path of the file
 	stopReason string
 	stderr     string
@@ -82,7 +82,7 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	t.Helper()
 	nm := nodeModules(t)
 	home, ws := t.TempDir(), t.TempDir()
-	r := &run{ws: ws, file: filepath.Join(ws, fileName), buffers: runtimetest.NewMemFS()}
+	r := &run{ws: ws, file: filepath.Join(ws, fileName), buffers: fsruntimetest.NewMemFS()}
 	writeFile(t, r.file, diskText)
 	r.buffers.Set(r.file, bufferText)
 

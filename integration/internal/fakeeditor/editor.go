@@ -1,7 +1,7 @@
 // Package fakeeditor is the editor's side of an ACP connection, for the
 // integration tests of mcp-acpfs proxy: a jsonrpc2.Conn over a wire.Stream
 // that serves fs/read_text_file and fs/write_text_file as Zed does, from a
-// runtimetest.MemFS of unsaved buffers, and records every message it
+// fsruntimetest.MemFS of unsaved buffers, and records every message it
 // receives, byte for byte (or hands each to an observer).
 package fakeeditor
 
@@ -20,8 +20,8 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime"
-	"github.com/mcp-acpfs/mcp-acpfs/runtime/runtimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
 // Options configure an [Editor].
@@ -30,7 +30,7 @@ type Options struct {
 	// advertises in initialize, and the only fs methods it serves.
 	ReadTextFile, WriteTextFile bool
 	// Buffers are the editor's buffers; nil means an empty MemFS.
-	Buffers *runtimetest.MemFS
+	Buffers *fsruntimetest.MemFS
 	// Hold, if not nil, is asked about every request the editor receives;
 	// a request it holds is answered only when the editor receives a
 	// $/cancel_request for it (with -32800), or never.
@@ -71,7 +71,7 @@ type Message struct {
 // to out. It stops when ctx ends or Close is called.
 func New(ctx context.Context, in io.ReadCloser, out io.WriteCloser, opts Options) *Editor {
 	if opts.Buffers == nil {
-		opts.Buffers = runtimetest.NewMemFS()
+		opts.Buffers = fsruntimetest.NewMemFS()
 	}
 	if opts.Log == nil {
 		opts.Log = io.Discard
@@ -296,7 +296,7 @@ func (e *Editor) Handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 		if hold != nil {
 			select {
 			case <-hold:
-				conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: runtime.CodeRequestCancelled, Message: "Request cancelled"})
+				conn.ReplyWithError(ctx, req.ID, &jsonrpc2.Error{Code: fsruntime.CodeRequestCancelled, Message: "Request cancelled"})
 			case <-ctx.Done():
 			}
 			return
@@ -322,9 +322,9 @@ type fsParams struct {
 func (e *Editor) serve(ctx context.Context, method string, params json.RawMessage) (any, *jsonrpc2.Error) {
 	var advertised bool
 	switch method {
-	case runtime.MethodReadTextFile:
+	case fsruntime.MethodReadTextFile:
 		advertised = e.opts.ReadTextFile
-	case runtime.MethodWriteTextFile:
+	case fsruntime.MethodWriteTextFile:
 		advertised = e.opts.WriteTextFile
 	case "session/request_permission":
 		return map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": allowOnce(params)}}, nil
@@ -351,15 +351,15 @@ func (e *Editor) serve(ctx context.Context, method string, params json.RawMessag
 	if p.Limit != nil {
 		limit = *p.Limit
 	}
-	if method == runtime.MethodReadTextFile {
+	if method == fsruntime.MethodReadTextFile {
 		text, err := e.opts.Buffers.ReadTextFile(ctx, p.Path, line, limit)
 		if err != nil {
-			return nil, runtimetest.ZedError(p.Path, line, err)
+			return nil, fsruntimetest.ZedError(p.Path, line, err)
 		}
 		return map[string]string{"content": text}, nil
 	}
 	if err := e.opts.Buffers.WriteTextFile(ctx, p.Path, p.Content); err != nil {
-		return nil, runtimetest.ZedError(p.Path, line, err)
+		return nil, fsruntimetest.ZedError(p.Path, line, err)
 	}
 	return nil, nil // Zed answers null
 }

@@ -1,0 +1,597 @@
+package fsruntime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+)
+
+// attackFixture lays out a root with a prefix sibling and an outside
+// directory next to it, and symlinks inside the root that lead out.
+func attackFixture(t *testing.T) (base, root string) {
+	t.Helper()
+	base = realTempDir(t)
+	root = base + "/root"
+	writeFile(t, root+"/sub/ok.txt", "ok\n")
+	writeFile(t, base+"/root_backup/secret.txt", "sibling secret\n")
+	writeFile(t, base+"/outside/secret.txt", "outside secret\n")
+	links := map[string]string{
+		"link_file":    base + "/outside/secret.txt",
+		"link_dir":     base + "/outside",
+		"link_rel":     "../outside/secret.txt",
+		"chain1":       "chain2",
+		"chain2":       "../outside",
+		"dangling_out": base + "/outside/new.txt",
+		"parent_link":  base + "/outside",
+		"proc_root":    "/proc/self/root",
+		"dev_zero":     "/dev/zero",
+		"inner_ok":     "sub/ok.txt",
+		"sub/up_ok":    "../sub/ok.txt",
+		"loop_a":       "loop_b",
+		"loop_b":       "loop_a",
+	}
+	for name, target := range links {
+		if err := os.Symlink(target, root+"/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return base, root
+}
+
+// snapshot records every file under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(p string, e fs.DirEntry, err error) error {
+		if err == nil && e.Type().IsRegular() {
+			b, _ := os.ReadFile(p)
+			m[p] = string(b)
+		}
+		return nil
+	})
+	return m
+}
+
+// pathAttacks returns paths that every operation must refuse, absolute or
+// relative to the root of attackFixture (resolve them with fsruntime.Abs):
+// outside it lexically, through a prefix sibling or "..", through a
+// symlink on the way, or not a path at all. Those in finalLinks end in a
+// symlink that leads out, or loops: an operation that acts on a link
+// itself (Stat, Move, Remove) may act on them, and must touch only the
+// link. Where names are case-sensitive, the root written in another case
+// is another directory.
+func pathAttacks(base, root string) []string {
+	attacks := []string{
+		base + "/root_backup/secret.txt",
+		base + "/root_backup",
+		base + "/rootx",
+		base + "/outside/secret.txt",
+		"/etc/passwd",
+		"/proc/self/root/etc/passwd",
+		"../outside/secret.txt",
+		"../root_backup/secret.txt",
+		"sub/../../outside/secret.txt",
+		"./../outside/secret.txt",
+		"sub/../../root_backup/secret.txt",
+		root + "/../outside/secret.txt",
+		root + "/sub/../../outside/secret.txt",
+		root + "//..//outside/secret.txt",
+		"link_file",
+		"link_dir/secret.txt",
+		"link_dir/new.txt",
+		"link_rel",
+		"chain1/secret.txt",
+		"dangling_out",
+		"parent_link/new.txt",
+		"parent_link/deeper/new.txt",
+		"proc_root/etc/passwd",
+		"dev_zero",
+		"loop_a",
+		"sub/\x00/ok.txt",
+		"ok.txt\x00",
+		"file://" + base + "/outside/secret.txt",
+		"file://localhost" + root + "/%2e%2e/outside/secret.txt",
+		"file://" + root + "/sub%2F..%2F..%2Froot_backup/secret.txt",
+		"file:" + base + "/outside/secret.txt",
+		"file:" + root + "/../root_backup/secret.txt",
+		"FILE:" + root + "/%2e%2e/outside/secret.txt",
+	}
+	if fsruntime.HostPaths == fsruntime.UnixPaths {
+		attacks = append(attacks, strings.ToUpper(root)+"/sub/ok.txt", base+"/ROOT/sub/ok.txt", base+"/Root")
+	}
+	return attacks
+}
+
+// TestPathAttacksInEveryOSSyntax runs path attacks in the syntax of macOS
+// and Windows through the pure resolution and root matching that those
+// systems use: each is refused when resolved, or matches no root. The
+// case-insensitive matching lets in the root in another case, and nothing
+// beside it.
+func TestPathAttacksInEveryOSSyntax(t *testing.T) {
+	for _, tc := range []struct {
+		f        fsruntime.PathFlavor
+		workDir  string
+		roots    []string
+		attacks  []string
+		insiders map[string]string // inside a root ignoring case: the rest handed on
+	}{
+		{fsruntime.WindowsPaths, `C:\w\d`, []string{`C:\w`, `\\srv\share\r`}, []string{
+			// Prefix siblings and "..", with either separator and in any case.
+			`C:\w2\secret.txt`, `c:\W_backup\x`, `C:/w2/x`, `C:\w\..\outside\x`, `C:/w/../outside`,
+			`..\..\outside\x`, `d\..\..\..\x`, `..\..`, `\outside\x`, `/outside/x`, `C:\`, `C:\Windows\System32\config\SAM`,
+			`\\srv\share\r2\x`, `\\srv\share\r\..\x`, `//srv/share/r/../x`, `\\srv\share2\r\x`, `\\srv2\share\r\x`,
+			`\\srv\share`, `\\SRV\SHARE\x`,
+			// Other drives, drive-relative paths off the working drive.
+			`D:\w\x`, `d:/w/x`, `D:x`, `D:`, `D:..\w\x`,
+			// Device and verbatim paths, whatever they name.
+			`\\?\C:\w\x`, `\\.\C:\w\x`, `\??\C:\w\x`, `//?/C:/w/x`, `//./C:/w/x`, `\\?\UNC\srv\share\r\x`,
+			`\\.\pipe\x`, `\\.\PhysicalDrive0`, `\\?\GLOBALROOT\Device\HarddiskVolume1\w\x`,
+			// Names Windows would not keep as written: they could open a
+			// device or another file than the one named.
+			`C:\w\CON`, `C:\w\con.txt`, `C:\w\sub\NUL\x`, `C:\w\aux.tar.gz`, `C:\w\COM1`, `C:\w\lpt9.log`, `C:\w\COM¹`,
+			`C:\w\CONIN$`, `C:\w\CON .txt`, `PRN`, `nul`,
+			`C:\w\a.txt:secret`, `C:\w\a.txt::$DATA`, `C:\w\sub:stream\x`, `a.txt:s`,
+			`C:\w\a.txt.`, `C:\w\a.txt `, `C:\w\sub.\x`, `C:\w\... \x`,
+			`C:\w\a*`, `C:\w\a?`, `C:\w\a|b`, `C:\w\a<b>`, `C:\w\a"b`,
+			// File URIs.
+			`file:///C:/outside/x`, `file:/C:/w2/x`, `file:///D:/w/x`, `file:///C:/w/..%5C..%5Coutside`,
+			`file:///C:/w/%2e%2e/outside`, `file://srv/share/r/x`, `file:////srv/share/r2/x`, `file:///C:/w/con`,
+			`file:///C:/w/a.txt%3Asecret`, `file:///%5C%5C%3F%5CC:/w/x`,
+		}, map[string]string{
+			`c:\W\a.txt`: `a.txt`, `C:/w/Sub/A.TXT`: `Sub\A.TXT`, `\\SRV\Share\R\x`: `x`,
+			`file:///c:/W/a.txt`: `a.txt`, `a.txt`: `d\a.txt`, `\w\x`: `x`, `C:x`: `d\x`,
+		}},
+		{fsruntime.DarwinPaths, "/Users/me/proj/d", []string{"/users/me/proj"}, []string{
+			"/Users/me/Proj2/x", "/users/me/project/x", "/USERS/ME/PROJ/../x", "/users/me/proj/../../me/x",
+			"../../x", "/Users/me", "/", "file:///Users/me/PROJ_backup/x", "file:/users/me/proj/%2e%2e/x",
+			`/Users/me/proj\..\x/..`, // a backslash is a name's character here
+		}, map[string]string{
+			"/Users/me/Proj/a.txt": "a.txt", "/USERS/ME/PROJ": ".", "a.txt": "d/a.txt", "file:/users/Me/proj/X": "X",
+			`/users/me/proj/a\..\..\x`: `a\..\..\x`,
+		}},
+	} {
+		for _, p := range tc.attacks {
+			abs, err := fsruntime.AbsIn(tc.f, tc.workDir, p)
+			if err != nil {
+				if !errors.Is(err, fs.ErrInvalid) {
+					t.Errorf("Abs(%q) in flavour %d: %v, want fs.ErrInvalid", p, tc.f, err)
+				}
+				continue
+			}
+			for _, root := range tc.roots {
+				if rel, ok := fsruntime.WithinIn(tc.f, root, abs); ok {
+					t.Errorf("%q (%s) in flavour %d lies in the root %s, as %q", p, abs, tc.f, root, rel)
+				}
+			}
+		}
+		for p, want := range tc.insiders {
+			abs, err := fsruntime.AbsIn(tc.f, tc.workDir, p)
+			if err != nil {
+				t.Errorf("Abs(%q) in flavour %d: %v", p, tc.f, err)
+				continue
+			}
+			var got []string
+			for _, root := range tc.roots {
+				if rel, ok := fsruntime.WithinIn(tc.f, root, abs); ok {
+					got = append(got, rel)
+				}
+			}
+			if len(got) != 1 || got[0] != want {
+				t.Errorf("%q (%s) in flavour %d lies in the roots as %q, want %q", p, abs, tc.f, got, want)
+			}
+		}
+	}
+}
+
+func TestDiskRefusesPathAttacks(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	attacks := pathAttacks(base, root)
+	before := snapshot(t, base+"/outside")
+	beforeSibling := snapshot(t, base+"/root_backup")
+	tried := 0
+	for _, attack := range attacks {
+		for _, op := range []string{"read", "write"} {
+			tried++
+			abs, err := fsruntime.Abs(root, attack)
+			if err == nil {
+				if op == "read" {
+					var got string
+					got, err = d.ReadTextFile(t.Context(), abs, 0, 0)
+					if strings.Contains(got, "secret") {
+						t.Errorf("read %q leaked %q", attack, got)
+					}
+				} else {
+					err = d.WriteTextFile(t.Context(), abs, "pwned\n")
+				}
+			}
+			if err == nil {
+				t.Errorf("%s %q succeeded", op, attack)
+				continue
+			}
+			var pe *fs.PathError
+			if !errors.As(err, &pe) {
+				t.Errorf("%s %q: error %v is not a *fs.PathError", op, attack, err)
+			}
+			if !errors.Is(err, fsruntime.ErrOutsideRoots) && !errors.Is(err, fs.ErrInvalid) {
+				t.Errorf("%s %q: err = %v, want outside roots or invalid", op, attack, err)
+			}
+		}
+	}
+	if after := snapshot(t, base+"/outside"); !equalMaps(before, after) {
+		t.Errorf("outside directory changed: %v -> %v", before, after)
+	}
+	if after := snapshot(t, base+"/root_backup"); !equalMaps(beforeSibling, after) {
+		t.Errorf("sibling directory changed: %v -> %v", beforeSibling, after)
+	}
+	t.Logf("%d path attacks tried, all refused", tried)
+
+	// Links that stay inside the root work.
+	for _, ok := range []string{"inner_ok", "sub/up_ok", "sub/ok.txt"} {
+		abs, _ := fsruntime.Abs(root, ok)
+		if got, err := d.ReadTextFile(t.Context(), abs, 0, 0); err != nil || got != "ok\n" {
+			t.Errorf("read %s = %q, %v", ok, got, err)
+		}
+	}
+	// A dangling link inside the root is written through to its target.
+	if err := os.Symlink("sub/created.txt", root+"/dangling_in"); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteTextFile(t.Context(), root+"/dangling_in", "made\n"); err != nil {
+		t.Fatalf("write through a dangling link inside the root: %v", err)
+	}
+	if got := readFile(t, root+"/sub/created.txt"); got != "made\n" {
+		t.Errorf("dangling link target = %q", got)
+	}
+}
+
+func TestDiskOutsideErrorNamesPathAndRoots(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	p := base + "/root_backup/secret.txt"
+	_, err := d.ReadTextFile(t.Context(), p, 0, 0)
+	want := "read " + p + ": outside the allowed roots (" + root + ")"
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	if !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("outside roots does not match fs.ErrPermission")
+	}
+	// The same holds when a symlink is what leads out.
+	_, err = d.ReadTextFile(t.Context(), root+"/link_file", 0, 0)
+	if !errors.Is(err, fsruntime.ErrOutsideRoots) || !strings.Contains(err.Error(), root+"/link_file") {
+		t.Errorf("symlink escape: err = %v", err)
+	}
+}
+
+func equalMaps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// finalLinks are the attacks (with a few more) whose last component is a
+// symlink in the root that leads out or loops.
+var finalLinks = []string{"link_file", "link_rel", "dangling_out", "dev_zero", "loop_a", "link_dir", "parent_link", "chain1", "proc_root"}
+
+// fullFS is an FS with every optional interface, as Disk and Router are.
+type fullFS interface {
+	fsruntime.FS
+	fsruntime.StatFS
+	fsruntime.DirFS
+	fsruntime.WalkFS
+	fsruntime.MoveFS
+	fsruntime.BinaryFS
+	fsruntime.HashFS
+}
+
+// An extAttack is one operation of the optional interfaces, tried on a
+// path. It returns the operation's error and anything it let through.
+type extAttack struct {
+	name string
+	// link: the operation acts on a final symlink itself, so the
+	// finalLinks are not attacks for it.
+	link bool
+	run  func(ctx context.Context, fsys fullFS, root, p string) (err error, leaked string)
+}
+
+var extAttacks = []extAttack{
+	{"stat", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		info, err := fsys.Stat(ctx, p)
+		if err == nil {
+			return nil, fmt.Sprintf("%+v", info)
+		}
+		return err, ""
+	}},
+	{"readdir", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		entries, _, err := fsys.ReadDir(ctx, p, 0)
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name)
+		}
+		return err, strings.Join(names, " ")
+	}},
+	{"mkdir", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.MkdirAll(ctx, p), ""
+	}},
+	{"walk", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		var seen []string
+		err := fsys.Walk(ctx, p, func(path string, info fsruntime.FileInfo, err error) error {
+			if err == nil {
+				seen = append(seen, path)
+			}
+			return err
+		})
+		return err, strings.Join(seen, " ")
+	}},
+	{"move from", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		dst := root + "/sub/moved-here"
+		err := fsys.Move(ctx, p, dst, false)
+		if _, lerr := os.Lstat(dst); lerr == nil {
+			os.RemoveAll(dst)
+			return err, "something was moved in"
+		}
+		return err, ""
+	}},
+	{"move to", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		victim := root + "/sub/victim.txt"
+		os.WriteFile(victim, []byte("victim\n"), 0o644)
+		defer os.Remove(victim)
+		err := fsys.Move(ctx, victim, p, false)
+		if _, lerr := os.Lstat(victim); lerr != nil {
+			return err, "the source was moved out"
+		}
+		return err, ""
+	}},
+	{"move over", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
+		victim := root + "/sub/victim.txt"
+		os.WriteFile(victim, []byte("victim\n"), 0o644)
+		defer os.Remove(victim)
+		err := fsys.Move(ctx, victim, p, true)
+		if _, lerr := os.Lstat(victim); lerr != nil {
+			return err, "the source was moved out"
+		}
+		return err, ""
+	}},
+	{"remove", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.Remove(ctx, p, false), ""
+	}},
+	{"remove recursive", true, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		return fsys.Remove(ctx, p, true), ""
+	}},
+	{"readfile", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		b, err := fsys.ReadFile(ctx, p, 0)
+		return err, string(b)
+	}},
+	{"hash", false, func(ctx context.Context, fsys fullFS, _, p string) (error, string) {
+		h, err := fsys.HashTextFile(ctx, p)
+		return err, h
+	}},
+}
+
+// runExtAttacks tries every extAttack on every attack path against fsys,
+// and checks that each is refused with an error naming the path, and that
+// nothing outside the root, nor inside it, changed.
+func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
+	t.Helper()
+	outside, sibling, inside := fsruntimetest.Tree(t, base+"/outside"), fsruntimetest.Tree(t, base+"/root_backup"), fsruntimetest.Tree(t, root)
+	attacks := append(pathAttacks(base, root), "link_dir", "parent_link", "chain1", "proc_root")
+	tried := 0
+	for _, op := range extAttacks {
+		for _, attack := range attacks {
+			if op.link && slices.Contains(finalLinks, attack) {
+				continue // see TestDiskActsOnLinksThatLeadOut
+			}
+			p, err := fsruntime.Abs(root, attack)
+			if err != nil {
+				p = root + "/" + attack // give the FS the NUL itself
+			}
+			tried++
+			err, leaked := op.run(t.Context(), fsys, root, p)
+			if leaked != "" {
+				t.Errorf("%s %q let through %q", op.name, attack, leaked)
+			}
+			if err == nil {
+				t.Errorf("%s %q succeeded", op.name, attack)
+				continue
+			}
+			if !errors.Is(err, fsruntime.ErrOutsideRoots) && !errors.Is(err, fs.ErrInvalid) {
+				t.Errorf("%s %q: err = %v, want outside roots or invalid", op.name, attack, err)
+			}
+			if pe, ok := errors.AsType[*fs.PathError](err); !ok || pe.Path != p {
+				t.Errorf("%s %q: err = %v, want a *fs.PathError naming %q", op.name, attack, err, p)
+			}
+		}
+	}
+	if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
+		t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
+	}
+	if after := fsruntimetest.Tree(t, base+"/root_backup"); !maps.Equal(sibling, after) {
+		t.Errorf("sibling directory changed:\n%v\n->\n%v", sibling, after)
+	}
+	if after := fsruntimetest.Tree(t, root); !maps.Equal(inside, after) {
+		t.Errorf("refused operations changed the root:\n%v\n->\n%v", inside, after)
+	}
+	return tried
+}
+
+func TestDiskRefusesPathAttacksExt(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	tried := runExtAttacks(t, d, base, root)
+	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+}
+
+func TestRouterRefusesPathAttacksExt(t *testing.T) {
+	base, root := attackFixture(t)
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
+	var client capabilities.Client
+	client.FS.ReadTextFile, client.FS.WriteTextFile = true, true
+	r := fsruntime.NewRouter(fsruntime.RouterOptions{
+		Disk:   openDisk(t, fsruntime.DiskOptions{}, root),
+		Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")}),
+		Client: client,
+	})
+	tried := runExtAttacks(t, r, base, root)
+	if calls := ed.Requests(); len(calls) != 0 {
+		t.Errorf("the editor was sent paths outside the roots: %v", calls)
+	}
+	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+}
+
+// TestDiskWalkNeverFollowsLinksOut walks the attack fixture's root: every
+// link is reported as one, and nothing below a link is visited.
+func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	before := fsruntimetest.Tree(t, base+"/outside")
+	types := map[string]fsruntime.FileType{}
+	err := d.Walk(t.Context(), root, func(path string, info fsruntime.FileInfo, err error) error {
+		if err != nil {
+			t.Errorf("walk: %s: %v", path, err)
+			return nil
+		}
+		types[strings.TrimPrefix(path, root+"/")] = info.Type
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]fsruntime.FileType{
+		root: fsruntime.TypeDirectory, "sub": fsruntime.TypeDirectory, "sub/ok.txt": fsruntime.TypeFile, "sub/up_ok": fsruntime.TypeSymlink,
+		"inner_ok": fsruntime.TypeSymlink, "loop_a": fsruntime.TypeSymlink, "loop_b": fsruntime.TypeSymlink, "chain2": fsruntime.TypeSymlink,
+	}
+	for _, l := range finalLinks {
+		want[l] = fsruntime.TypeSymlink
+	}
+	if !maps.Equal(types, want) {
+		t.Errorf("walk saw %v, want %v", types, want)
+	}
+	// The listing agrees, and a link that leads out cannot be listed.
+	entries, _, err := d.ReadDir(t.Context(), root, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if want[e.Name] != e.Type {
+			t.Errorf("ReadDir: %s is a %s, want a %s", e.Name, e.Type, want[e.Name])
+		}
+	}
+	if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(before, after) {
+		t.Errorf("outside directory changed: %v -> %v", before, after)
+	}
+}
+
+// TestDiskActsOnLinksThatLeadOut checks the operations that act on a
+// final symlink itself: Stat describes the link, Move moves it and Remove
+// removes it, and the file or directory it points to outside stays as it
+// was and is never read.
+func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
+	for _, link := range finalLinks {
+		t.Run(link, func(t *testing.T) {
+			base, root := attackFixture(t)
+			d := openDisk(t, fsruntime.DiskOptions{}, root)
+			outside := fsruntimetest.Tree(t, base+"/outside")
+			target, err := os.Readlink(root + "/" + link)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := root + "/" + link
+			info, err := d.Stat(t.Context(), p)
+			if err != nil || info.Type != fsruntime.TypeSymlink || info.Size != int64(len(target)) {
+				t.Errorf("Stat = %+v, %v; want the link itself", info, err)
+			}
+			// Moved, it is the same link.
+			moved := root + "/sub/moved"
+			if err := d.Move(t.Context(), p, moved, false); err != nil {
+				t.Fatalf("Move: %v", err)
+			}
+			if got, err := os.Readlink(moved); err != nil || got != target {
+				t.Errorf("moved link = %q, %v; want %q", got, err, target)
+			}
+			// Replaced by a file, the link goes and its target stays.
+			writeFile(t, root+"/sub/victim.txt", "victim\n")
+			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, false); !errors.Is(err, fs.ErrExist) {
+				t.Errorf("Move over the link without overwrite = %v, want fs.ErrExist", err)
+			}
+			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, true); err != nil {
+				t.Fatalf("Move over the link: %v", err)
+			}
+			if got := readFile(t, moved); got != "victim\n" {
+				t.Errorf("after Move over the link it holds %q", got)
+			}
+			// Removed, recursively or not, it is only the link.
+			for _, recursive := range []bool{false, true} {
+				if err := os.Symlink(target, p); err != nil {
+					t.Fatal(err)
+				}
+				if err := d.Remove(t.Context(), p, recursive); err != nil {
+					t.Fatalf("Remove(recursive=%t): %v", recursive, err)
+				}
+				if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("Remove(recursive=%t) left the link: %v", recursive, err)
+				}
+			}
+			if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
+				t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
+			}
+		})
+	}
+}
+
+// TestDiskNeverMovesOrRemovesARoot tries the root itself, by each of its
+// names, as the source and the destination of a move and as what a
+// removal removes.
+func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
+	base, real := attackFixture(t)
+	alias := base + "/alias"
+	if err := os.Symlink(real, alias); err != nil {
+		t.Fatal(err)
+	}
+	d := openDisk(t, fsruntime.DiskOptions{}, alias)
+	before := fsruntimetest.Tree(t, real)
+	for _, root := range []string{alias, real} {
+		for _, recursive := range []bool{false, true} {
+			if err := d.Remove(t.Context(), root, recursive); !errors.Is(err, fs.ErrPermission) || errors.Is(err, fsruntime.ErrOutsideRoots) {
+				t.Errorf("Remove(%s, recursive=%t) = %v, want fs.ErrPermission for a root", root, recursive, err)
+			}
+		}
+		for _, dst := range []string{root + "/sub/moved", base + "/moved", base + "/outside/moved"} {
+			for _, overwrite := range []bool{false, true} {
+				if err := d.Move(t.Context(), root, dst, overwrite); !errors.Is(err, fs.ErrPermission) {
+					t.Errorf("Move(%s, %s) = %v, want fs.ErrPermission", root, dst, err)
+				}
+			}
+		}
+		if err := d.Move(t.Context(), root+"/sub/ok.txt", root, true); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Move over the root %s = %v, want fs.ErrPermission", root, err)
+		}
+		// A link inside the root that points at it is only a link.
+		if err := os.Symlink(root, real+"/self"); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.Remove(t.Context(), root+"/self", true); err != nil {
+			t.Errorf("Remove of a link to the root: %v", err)
+		}
+	}
+	if after := fsruntimetest.Tree(t, real); !maps.Equal(before, after) {
+		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
+	}
+}

@@ -1,0 +1,750 @@
+package fsruntime_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+)
+
+func TestDiskExtConformance(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	if err := fsruntimetest.TestFSExt(t.Context(), d, dir+"/ext"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsruntimetest.TestSymlinks(t.Context(), d, dir+"/links", os.Symlink); err != nil {
+		t.Fatal(err)
+	}
+	base := realTempDir(t)
+	writeFile(t, base+"/root/keep", "")
+	writeFile(t, base+"/outside/secret.txt", "secret\n")
+	r := openDisk(t, fsruntime.DiskOptions{}, base+"/root")
+	for _, outside := range []string{base + "/root_sibling/out.txt", base + "/outside/secret.txt", base + "/outside", "/etc/passwd"} {
+		if err := fsruntimetest.TestRootsExt(t.Context(), r, base+"/root", outside); err != nil {
+			t.Errorf("outside %s: %v", outside, err)
+		}
+	}
+}
+
+// mirrorToDisk makes the fake editor behave as Zed does with files on
+// disk: it saves each write to disk too, and opens a file from disk into a
+// buffer when it is asked to read one it has no buffer for. So the
+// disk-only operations of a Router see what was written through the
+// editor route, and the editor sees files made on disk.
+func mirrorToDisk(ed *fsruntimetest.Editor, d *fsruntime.Disk) {
+	ed.Fail = func(method string, params json.RawMessage) *jsonrpc2.Error {
+		var p struct{ Path, Content string }
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil
+		}
+		switch method {
+		case fsruntime.MethodWriteTextFile:
+			if err := d.WriteTextFile(context.Background(), p.Path, p.Content); err != nil {
+				return fsruntimetest.ZedError(p.Path, 0, err)
+			}
+		case fsruntime.MethodReadTextFile:
+			if _, ok := ed.Buffers.Get(p.Path); !ok {
+				if text, err := d.ReadTextFile(context.Background(), p.Path, 0, 0); err == nil {
+					ed.Buffers.Set(p.Path, text)
+				}
+			}
+		}
+		return nil
+	}
+}
+
+func TestRouterExtConformance(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		read, write bool
+	}{{"editor", true, true}, {"disk", false, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := realTempDir(t)
+			dir := base + "/root"
+			writeFile(t, dir+"/keep", "")
+			ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
+			d := openDisk(t, fsruntime.DiskOptions{}, dir)
+			mirrorToDisk(ed, d)
+			var client capabilities.Client
+			client.FS.ReadTextFile, client.FS.WriteTextFile = tc.read, tc.write
+			r := fsruntime.NewRouter(fsruntime.RouterOptions{
+				Disk:   d,
+				Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")}),
+				Client: client,
+			})
+			if err := fsruntimetest.TestFSExt(t.Context(), r, dir+"/ext"); err != nil {
+				t.Fatal(err)
+			}
+			if err := fsruntimetest.TestSymlinks(t.Context(), r, dir+"/links", os.Symlink); err != nil {
+				t.Fatal(err)
+			}
+			if err := fsruntimetest.TestRootsExt(t.Context(), r, dir, base+"/outside.txt"); err != nil {
+				t.Fatal(err)
+			}
+			hashes := 0
+			for _, c := range ed.Requests() {
+				if c.Method == fsruntime.MethodReadTextFile {
+					hashes++
+				}
+			}
+			if tc.read && hashes == 0 {
+				t.Error("with an editor route, HashTextFile never read through the editor")
+			}
+			if !tc.read && len(ed.Requests()) != 0 {
+				t.Errorf("without an editor route, the editor was sent %d requests", len(ed.Requests()))
+			}
+		})
+	}
+}
+
+func TestDiskStat(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	writeFile(t, dir+"/f.txt", "12345")
+	if err := os.Chmod(dir+"/f.txt", 0o640); err != nil {
+		t.Fatal(err)
+	}
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(dir+"/f.txt", mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	mkfifo(t, dir+"/fifo")
+	for _, tc := range []struct {
+		name string
+		want fsruntime.FileInfo
+	}{
+		{"f.txt", fsruntime.FileInfo{Name: "f.txt", Path: dir + "/f.txt", Type: fsruntime.TypeFile, Size: 5, ModTime: mtime, Mode: 0o640}},
+		{"link", fsruntime.FileInfo{Name: "link", Path: dir + "/link", Type: fsruntime.TypeSymlink, Size: 5, Mode: fs.ModeSymlink | 0o777}},
+		{"fifo", fsruntime.FileInfo{Name: "fifo", Path: dir + "/fifo", Type: fsruntime.TypeOther, Mode: fs.ModeNamedPipe | 0o600}},
+	} {
+		got, err := d.Stat(t.Context(), dir+"/"+tc.name)
+		if err != nil {
+			t.Errorf("Stat(%s): %v", tc.name, err)
+			continue
+		}
+		if tc.want.ModTime.IsZero() {
+			tc.want.ModTime = got.ModTime
+		}
+		if !got.ModTime.Equal(tc.want.ModTime) {
+			t.Errorf("Stat(%s).ModTime = %v, want %v", tc.name, got.ModTime, tc.want.ModTime)
+		}
+		got.ModTime, tc.want.ModTime = time.Time{}, time.Time{}
+		if got != tc.want {
+			t.Errorf("Stat(%s) = %+v, want %+v", tc.name, got, tc.want)
+		}
+	}
+	// The root itself, by both of its names.
+	if got, err := d.Stat(t.Context(), dir); err != nil || got.Type != fsruntime.TypeDirectory || got.Name != filepath.Base(dir) {
+		t.Errorf("Stat(root) = %+v, %v", got, err)
+	}
+	_, err := d.Stat(t.Context(), dir+"/missing")
+	if want := "stat " + dir + "/missing: file does not exist"; err == nil || err.Error() != want {
+		t.Errorf("Stat(missing) = %v, want %q", err, want)
+	}
+}
+
+func TestDiskReadDirCapsWithHeap(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	const n = 2100 // three chunks of names
+	names := make([]string, n)
+	for i := range names {
+		names[i] = fmt.Sprintf("e%05d", (i*7919)%n) // created out of order
+		if err := os.WriteFile(dir+"/"+names[i], nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(names)
+	for _, max := range []int{1, 10, 1023, 1024, 1025, n - 1, n, n + 1, 0} {
+		entries, truncated, err := d.ReadDir(t.Context(), dir, max)
+		if err != nil {
+			t.Fatalf("ReadDir(max=%d): %v", max, err)
+		}
+		want := names
+		if max > 0 && max < n {
+			want = names[:max]
+		}
+		got := make([]string, len(entries))
+		for i, e := range entries {
+			got[i] = e.Name
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("ReadDir(max=%d) returned %d entries, not the %d smallest names in order", max, len(got), len(want))
+		}
+		if truncated != (len(want) < n) {
+			t.Errorf("ReadDir(max=%d): truncated = %t", max, truncated)
+		}
+	}
+}
+
+func TestDiskReadDirRefusesWhatIsNotADirectory(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	writeFile(t, dir+"/f.txt", "x")
+	mkfifo(t, dir+"/fifo")
+	for _, name := range []string{"f.txt", "fifo"} {
+		done := make(chan error, 1)
+		go func() {
+			_, _, err := d.ReadDir(context.Background(), dir+"/"+name, 0)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if want := "readdir " + dir + "/" + name + ": not a directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrInvalid) {
+				t.Errorf("ReadDir(%s) = %v, want %q", name, err, want)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("ReadDir(%s) hung", name)
+		}
+	}
+	// A parent that is a file: the path does not exist.
+	if _, _, err := d.ReadDir(t.Context(), dir+"/f.txt/sub", 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("ReadDir under a file = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestDiskMkdirAll(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	writeFile(t, dir+"/f.txt", "x")
+	writeFile(t, dir+"/real/keep", "")
+	if err := os.Symlink("real", dir+"/to-dir"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("nowhere", dir+"/dangling"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, dir + "/a/b/c", dir + "/a/b/c", dir + "/to-dir", dir + "/to-dir/new"} {
+		if err := d.MkdirAll(t.Context(), p); err != nil {
+			t.Errorf("MkdirAll(%s): %v", p, err)
+		}
+	}
+	if info, err := os.Stat(dir + "/real/new"); err != nil || !info.IsDir() {
+		t.Errorf("MkdirAll through a link to a directory made nothing in its target: %v", err)
+	}
+	for _, p := range []string{dir + "/f.txt", dir + "/f.txt/sub", dir + "/dangling"} {
+		err := d.MkdirAll(t.Context(), p)
+		if want := "mkdir " + p + ": a file that is not a directory is in the way"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrExist) {
+			t.Errorf("MkdirAll(%s) = %v, want %q", p, err, want)
+		}
+	}
+	if _, err := os.Lstat(dir + "/nowhere"); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("MkdirAll of a dangling link made its target")
+	}
+}
+
+func TestDiskWalkDoesNotOpenSpecialFiles(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	writeFile(t, dir+"/a.txt", "a")
+	mkfifo(t, dir+"/fifo")
+	done := make(chan []string, 1)
+	go func() {
+		var got []string
+		d.Walk(context.Background(), dir, func(path string, info fsruntime.FileInfo, err error) error {
+			got = append(got, fmt.Sprintf("%s:%s:%v", filepath.Base(path), info.Type, err))
+			return nil
+		})
+		d.Walk(context.Background(), dir+"/fifo", func(path string, info fsruntime.FileInfo, err error) error {
+			got = append(got, fmt.Sprintf("root %s:%s:%v", filepath.Base(path), info.Type, err))
+			return nil
+		})
+		done <- got
+	}()
+	select {
+	case got := <-done:
+		want := []string{filepath.Base(dir) + ":directory:<nil>", "a.txt:file:<nil>", "fifo:other:<nil>", "root fifo:other:<nil>"}
+		if !slices.Equal(got, want) {
+			t.Errorf("walk = %q, want %q", got, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("walking a FIFO hung")
+	}
+}
+
+// TestDiskWalkNotFooledBySwap swaps a directory for a symlink between the
+// moment the walk describes it and the moment it reads it: the walk must
+// not read through the link, whether it leads inside or out.
+func TestDiskWalkNotFooledBySwap(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	writeFile(t, root+"/w/swap/in.txt", "in")
+	writeFile(t, root+"/w/swap2/in.txt", "in")
+	writeFile(t, root+"/elsewhere/other.txt", "other")
+	swaps := map[string]string{root + "/w/swap": root + "/elsewhere", root + "/w/swap2": base + "/outside"}
+	var got []string
+	err := d.Walk(t.Context(), root+"/w", func(path string, info fsruntime.FileInfo, err error) error {
+		if target, ok := swaps[path]; ok && err == nil {
+			if err := os.Rename(path, path+".moved"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, path); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got = append(got, strings.TrimPrefix(path, root+"/"))
+		if err != nil {
+			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fsruntime.ErrOutsideRoots) {
+				t.Errorf("%s: err = %v", path, err)
+			}
+			return nil
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each swapped directory is reported twice (described, then the
+	// error), and nothing below it is.
+	if want := []string{"w", "w/swap", "w/swap", "w/swap2", "w/swap2"}; !slices.Equal(got, want) {
+		t.Errorf("walk visited %q, want %q", got, want)
+	}
+}
+
+func TestDiskWalkFollowsRootLinkOnlyInside(t *testing.T) {
+	base, root := attackFixture(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, root)
+	if err := os.Symlink("sub", root+"/sub_link"); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	err := d.Walk(t.Context(), root+"/sub_link", func(path string, info fsruntime.FileInfo, err error) error {
+		got = append(got, fmt.Sprintf("%s(%s)", strings.TrimPrefix(path, root+"/"), info.Type))
+		return err
+	})
+	if want := []string{"sub_link(directory)", "sub_link/ok.txt(file)", "sub_link/up_ok(symlink)"}; err != nil || !slices.Equal(got, want) {
+		t.Errorf("walk of a link inside = %q, %v; want %q", got, err, want)
+	}
+	for _, p := range []string{root + "/link_dir", root + "/chain1", root + "/proc_root", root + "/parent_link"} {
+		calls := 0
+		err := d.Walk(t.Context(), p, func(path string, info fsruntime.FileInfo, err error) error {
+			calls++
+			if err == nil {
+				t.Errorf("walk of %s: fn got %s with no error", p, path)
+			}
+			return err
+		})
+		if !errors.Is(err, fsruntime.ErrOutsideRoots) || calls != 1 {
+			t.Errorf("walk of %s = %v after %d calls, want ErrOutsideRoots after 1", p, err, calls)
+		}
+	}
+	_ = base
+}
+
+func TestDiskMoveAcrossRoots(t *testing.T) {
+	a, b := realTempDir(t), realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, a, b)
+	writeFile(t, a+"/f.txt", "file\n")
+	writeFile(t, a+"/dir/x.txt", "x\n")
+	if err := os.Symlink("f.txt", a+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range [][2]string{{a + "/f.txt", b + "/new/f.txt"}, {a + "/dir", b + "/dir"}, {a + "/link", b + "/link"}} {
+		if err := d.Move(t.Context(), m[0], m[1], false); err != nil {
+			t.Fatalf("Move(%s, %s): %v", m[0], m[1], err)
+		}
+	}
+	if got := readFile(t, b+"/new/f.txt"); got != "file\n" {
+		t.Errorf("moved file = %q", got)
+	}
+	if got := readFile(t, b+"/dir/x.txt"); got != "x\n" {
+		t.Errorf("moved directory holds %q", got)
+	}
+	if target, err := os.Readlink(b + "/link"); err != nil || target != "f.txt" {
+		t.Errorf("moved link = %q, %v; want the same link", target, err)
+	}
+	// Back, over an existing file only with overwrite.
+	writeFile(t, a+"/f.txt", "old\n")
+	if err := d.Move(t.Context(), b+"/new/f.txt", a+"/f.txt", false); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("Move over an existing file in another root = %v, want fs.ErrExist", err)
+	}
+	if err := d.Move(t.Context(), b+"/new/f.txt", a+"/f.txt", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, a+"/f.txt"); got != "file\n" {
+		t.Errorf("overwritten file = %q", got)
+	}
+}
+
+// otherFileSystemDir returns a directory on another file system than the
+// test's temporary directory, or skips.
+func otherFileSystemDir(t *testing.T, than string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "mcp-acpfs-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dev1, ok1 := fileSystem(dir)
+	dev2, ok2 := fileSystem(than)
+	if !ok1 || !ok2 || dev1 == dev2 {
+		t.Skip("/dev/shm is on the same file system as the temporary directory")
+	}
+	return dir
+}
+
+func TestDiskMoveAcrossFileSystems(t *testing.T) {
+	a := realTempDir(t)
+	b := otherFileSystemDir(t, a)
+	d := openDisk(t, fsruntime.DiskOptions{}, a, b)
+	writeFile(t, a+"/f.txt", "file\n")
+	if err := os.Chmod(a+"/f.txt", 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, a+"/dir/x.txt", "x\n")
+	if err := os.Symlink("f.txt", a+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, b+"/taken.txt", "taken\n")
+
+	// A regular file is copied, then removed.
+	if err := d.Move(t.Context(), a+"/f.txt", b+"/sub/f.txt", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, b+"/sub/f.txt"); got != "file\n" {
+		t.Errorf("copied file = %q", got)
+	}
+	if info, err := os.Stat(b + "/sub/f.txt"); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("copied file mode = %v, %v; want 0600", info, err)
+	}
+	if _, err := os.Lstat(a + "/f.txt"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the source remains after a move across file systems: %v", err)
+	}
+	// The rule about an existing destination holds, and nothing is left
+	// behind.
+	writeFile(t, a+"/g.txt", "g\n")
+	if err := d.Move(t.Context(), a+"/g.txt", b+"/taken.txt", false); !errors.Is(err, fs.ErrExist) {
+		t.Errorf("copy over an existing file = %v, want fs.ErrExist", err)
+	}
+	if got := readFile(t, b+"/taken.txt"); got != "taken\n" {
+		t.Errorf("refused copy changed the destination: %q", got)
+	}
+	if got := readFile(t, a+"/g.txt"); got != "g\n" {
+		t.Errorf("refused copy changed the source: %q", got)
+	}
+	if entries, _ := os.ReadDir(b); len(entries) != 2 {
+		t.Errorf("refused copy left files behind: %v", entries)
+	}
+	if err := d.Move(t.Context(), a+"/g.txt", b+"/taken.txt", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := readFile(t, b+"/taken.txt"); got != "g\n" {
+		t.Errorf("overwriting copy = %q", got)
+	}
+	// A directory or a link is refused.
+	for _, src := range []string{a + "/dir", a + "/link"} {
+		err := d.Move(t.Context(), src, b+"/"+filepath.Base(src), false)
+		if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), src) {
+			t.Errorf("Move(%s) across file systems = %v, want errors.ErrUnsupported naming it", src, err)
+		}
+		if _, err := os.Lstat(src); err != nil {
+			t.Errorf("refused move lost %s: %v", src, err)
+		}
+	}
+}
+
+func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, dir+"/a/b/inner/keep.txt", "keep")
+	writeFile(t, dir+"/other/x.txt", "x")
+	if err := os.Symlink("a", dir+"/alias"); err != nil {
+		t.Fatal(err)
+	}
+	d := openDisk(t, fsruntime.DiskOptions{}, dir, dir+"/a/b/inner")
+	for _, p := range []string{dir + "/a", dir + "/a/b", dir + "/a/b/inner", dir + "/alias/b", dir + "/alias/b/inner"} {
+		for _, recursive := range []bool{false, true} {
+			if err := d.Remove(t.Context(), p, recursive); !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("Remove(%s, %t) = %v, want fs.ErrPermission", p, recursive, err)
+			}
+		}
+		if err := d.Move(t.Context(), p, dir+"/moved", false); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Move(%s) = %v, want fs.ErrPermission", p, err)
+		}
+	}
+	// An empty directory cannot be moved over the nested root either.
+	if err := os.Remove(dir + "/a/b/inner/keep.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir+"/empty", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Move(t.Context(), dir+"/empty", dir+"/alias/b/inner", true); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Move over a nested root through an alias = %v, want fs.ErrPermission", err)
+	}
+	if _, err := os.Stat(dir + "/a/b/inner"); err != nil {
+		t.Errorf("the nested root is gone: %v", err)
+	}
+	// Elsewhere, moves and removals work.
+	if err := d.Move(t.Context(), dir+"/other", dir+"/a/other", false); err != nil {
+		t.Error(err)
+	}
+	if err := d.Remove(t.Context(), dir+"/a/other", true); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestDiskRemoveMessages(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir)
+	writeFile(t, dir+"/d/f.txt", "x")
+	for _, tc := range []struct {
+		path      string
+		recursive bool
+		want      string
+		is        error
+	}{
+		{dir + "/d", false, "remove " + dir + "/d: the directory is not empty (set recursive to remove it with its contents)", fs.ErrExist},
+		{dir, true, "remove " + dir + ": it is one of the session's roots, which cannot be moved, replaced or removed", fs.ErrPermission},
+		{dir + "/missing", true, "remove " + dir + "/missing: file does not exist", fs.ErrNotExist},
+	} {
+		err := d.Remove(t.Context(), tc.path, tc.recursive)
+		if err == nil || err.Error() != tc.want || !errors.Is(err, tc.is) {
+			t.Errorf("Remove(%s, %t) = %v, want %q", tc.path, tc.recursive, err, tc.want)
+		}
+	}
+}
+
+func TestDiskReadFile(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)
+	bin := []byte{0xff, 0xfe, 0, 1, 2, '\n', 0x80}
+	if err := os.WriteFile(dir+"/bin", bin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir+"/big", strings.Repeat("x", 101))
+	if got, err := d.ReadFile(t.Context(), dir+"/bin", 0); err != nil || !bytes.Equal(got, bin) {
+		t.Errorf("ReadFile(bin) = %q, %v", got, err)
+	}
+	// max <= 0 is the Disk's limit; a larger max is the caller's to give.
+	_, err := d.ReadFile(t.Context(), dir+"/big", 0)
+	if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); !ok || tl.Limit != 100 || tl.Size != 101 || tl.Read {
+		t.Errorf("ReadFile(big, 0) = %#v, want a TooLargeError of 101 over 100", err)
+	}
+	for _, max := range []int64{101, math.MaxInt64} {
+		if got, err := d.ReadFile(t.Context(), dir+"/big", max); err != nil || len(got) != 101 {
+			t.Errorf("ReadFile(big, %d) = %d bytes, %v", max, len(got), err)
+		}
+	}
+	mkfifo(t, dir+"/fifo")
+	done := make(chan error, 1)
+	go func() { _, err := d.ReadFile(context.Background(), dir+"/fifo", 0); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, fsruntime.ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+			t.Errorf("ReadFile(fifo) = %v, want ErrNotRegular naming a named pipe", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("ReadFile of a FIFO hung")
+	}
+}
+
+func TestDiskHashTextFile(t *testing.T) {
+	dir := realTempDir(t)
+	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 4096}, dir)
+	big := strings.Repeat("línea de texto ✓\n", 1000) // over the limit
+	writeFile(t, dir+"/big.txt", big)
+	if _, err := d.ReadTextFile(t.Context(), dir+"/big.txt", 0, 0); !errors.Is(err, fsruntime.ErrTooLarge) {
+		t.Fatalf("whole read of big.txt = %v, want ErrTooLarge", err)
+	}
+	if got, err := d.HashTextFile(t.Context(), dir+"/big.txt"); err != nil || got != fsruntime.HashText(big) {
+		t.Errorf("HashTextFile over the size limit = %q, %v; want the hash of the whole file", got, err)
+	}
+	// Binary by the read's rule: a late NUL is text, late invalid UTF-8
+	// is not.
+	lateNUL := strings.Repeat("x", 9000) + "\x00\n"
+	lateBad := strings.Repeat("x", 9000) + "\xff\n"
+	writeFile(t, dir+"/late-nul.txt", lateNUL)
+	writeFile(t, dir+"/late-bad.txt", lateBad)
+	writeFile(t, dir+"/early-nul.txt", "a\x00b")
+	if got, err := d.HashTextFile(t.Context(), dir+"/late-nul.txt"); err != nil || got != fsruntime.HashText(lateNUL) {
+		t.Errorf("HashTextFile(late-nul) = %q, %v", got, err)
+	}
+	for _, name := range []string{"late-bad.txt", "early-nul.txt"} {
+		if _, err := d.HashTextFile(t.Context(), dir+"/"+name); !errors.Is(err, fsruntime.ErrBinary) {
+			t.Errorf("HashTextFile(%s) = %v, want ErrBinary", name, err)
+		}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := d.HashTextFile(ctx, dir+"/big.txt"); !errors.Is(err, context.Canceled) {
+		t.Errorf("HashTextFile with a cancelled context = %v", err)
+	}
+}
+
+// readers cut what they read in every way the hash must not notice.
+var readers = map[string]func(io.Reader) io.Reader{
+	"whole":    func(r io.Reader) io.Reader { return r },
+	"one byte": iotest.OneByteReader,
+	"halves":   iotest.HalfReader,
+	"data+EOF": iotest.DataErrReader,
+}
+
+// FuzzHashTextMatchesRead checks that the streaming hash refuses exactly
+// what a whole read refuses as binary, and otherwise hashes what it
+// returns, however its input is cut.
+func FuzzHashTextMatchesRead(f *testing.F) {
+	for _, s := range []string{"", "a\n", "日本語✓", "\xe6\x97", "\xe6\x97\xa5", "a\x00b", "\xff", "\xf0\x9f\x99\x82x", "\xed\xa0\x80", "\xc0\xaf",
+		strings.Repeat("✓", 3000) + "\xe2\x9c", strings.Repeat("x", 9000) + "\x00", strings.Repeat("é", 5000) + "\xff"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		text, rerr := fsruntime.ReadLines(strings.NewReader(content), 0, 0, 1<<30, int64(len(content)))
+		for name, wrap := range readers {
+			sum, herr := fsruntime.HashTextReader(wrap(strings.NewReader(content)))
+			if errors.Is(rerr, fsruntime.ErrBinary) != errors.Is(herr, fsruntime.ErrBinary) {
+				t.Fatalf("%s: read error %v, hash error %v, for %q", name, rerr, herr, content)
+			}
+			if rerr == nil && sum != fsruntime.HashText(text) {
+				t.Fatalf("%s: hash %s, want the hash of the read text, for %q", name, sum, content)
+			}
+		}
+	})
+}
+
+func TestHashTextLargeRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	runes := []string{"a", "é", "✓", "🙂", "\n", "\r\n"}
+	for range 12 {
+		var b strings.Builder
+		for b.Len() < 150<<10 { // more than the read buffer
+			b.WriteString(runes[rng.IntN(len(runes))])
+		}
+		s := b.String()
+		if rng.IntN(2) == 0 {
+			i := 8<<10 + rng.IntN(len(s)-8<<10)
+			s = s[:i] + "\x80" + s[i:] // a stray continuation byte
+		}
+		text, rerr := fsruntime.ReadLines(strings.NewReader(s), 0, 0, 1<<30, -1)
+		for name, wrap := range readers {
+			if name == "one byte" {
+				continue // slow at this size; the fuzz test cuts byte by byte
+			}
+			sum, herr := fsruntime.HashTextReader(wrap(strings.NewReader(s)))
+			if (rerr == nil) != (herr == nil) || rerr == nil && sum != fsruntime.HashText(text) {
+				t.Fatalf("%s: read %v, hash %q, %v", name, rerr, sum, herr)
+			}
+		}
+	}
+}
+
+func TestRouterHashFollowsReadRoute(t *testing.T) {
+	f := newRouterFixture(t)
+	p := f.dir + "/main.go"
+	disk, buffer := fsruntime.HashText("package main // on disk\n"), fsruntime.HashText("package main // unsaved buffer\n")
+	for _, tc := range []struct {
+		name        string
+		read, write bool
+		policy      capabilities.Policy
+		want        string
+		wantErr     error
+	}{
+		{"editor reads", true, false, capabilities.PolicyAuto, buffer, nil},
+		{"disk reads", false, true, capabilities.PolicyAuto, disk, nil},
+		{"policy disk", true, true, capabilities.PolicyDisk, disk, nil},
+		{"policy editor, not advertised", false, false, capabilities.PolicyEditor, "", fsruntime.ErrNotAdvertised},
+	} {
+		r := f.router(t, tc.read, tc.write, tc.policy)
+		got, err := r.HashTextFile(t.Context(), p)
+		if got != tc.want || !errors.Is(err, tc.wantErr) {
+			t.Errorf("%s: HashTextFile = %q, %v; want %q, %v", tc.name, got, err, tc.want, tc.wantErr)
+		}
+		if err != nil && !strings.HasPrefix(err.Error(), "hash "+p+": ") {
+			t.Errorf("%s: error %q does not name the operation and path", tc.name, err)
+		}
+		// The hash is the hash of what a read returns.
+		if text, err := r.ReadTextFile(t.Context(), p, 0, 0); err == nil && fsruntime.HashText(text) != got {
+			t.Errorf("%s: HashTextFile disagrees with ReadTextFile", tc.name)
+		}
+	}
+	// An editor that does not serve reads after all: the hash falls back
+	// with the read.
+	f.ed.Fail = func(string, json.RawMessage) *jsonrpc2.Error {
+		return &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "Method not found"}
+	}
+	r := f.router(t, true, true, capabilities.PolicyAuto)
+	if got, err := r.HashTextFile(t.Context(), p); err != nil || got != disk {
+		t.Errorf("after method not found: HashTextFile = %q, %v; want the disk's", got, err)
+	}
+}
+
+func TestRouterExtOperationsGoToDisk(t *testing.T) {
+	f := newRouterFixture(t)
+	r := f.router(t, true, true, capabilities.PolicyAuto)
+	ctx := t.Context()
+	writeFile(t, f.dir+"/d/x.txt", "x\n")
+	if info, err := r.Stat(ctx, f.dir+"/main.go"); err != nil || info.Size != int64(len("package main // on disk\n")) {
+		t.Errorf("Stat = %+v, %v; want the disk's size", info, err)
+	}
+	if entries, _, err := r.ReadDir(ctx, f.dir, 0); err != nil || len(entries) != 2 {
+		t.Errorf("ReadDir = %v, %v", entries, err)
+	}
+	if b, err := r.ReadFile(ctx, f.dir+"/main.go", 0); err != nil || string(b) != "package main // on disk\n" {
+		t.Errorf("ReadFile = %q, %v; want the disk's bytes", b, err)
+	}
+	walked := 0
+	if err := r.Walk(ctx, f.dir, func(string, fsruntime.FileInfo, error) error { walked++; return nil }); err != nil || walked != 4 {
+		t.Errorf("Walk visited %d, %v", walked, err)
+	}
+	if err := r.MkdirAll(ctx, f.dir+"/e/f"); err != nil {
+		t.Error(err)
+	}
+	if err := r.Move(ctx, f.dir+"/d/x.txt", f.dir+"/e/f/x.txt", false); err != nil {
+		t.Error(err)
+	}
+	if err := r.Remove(ctx, f.dir+"/e", true); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(f.dir + "/e"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Remove through the router left %s: %v", f.dir+"/e", err)
+	}
+	if calls := f.ed.Requests(); len(calls) != 0 {
+		t.Errorf("the editor was sent %v", calls)
+	}
+}
+
+// BenchmarkReadDirCapped lists 100 entries of a directory of 100,000,
+// which ReadDir does in memory for the 100 and not the 100,000.
+func BenchmarkReadDirCapped(b *testing.B) {
+	dir := b.TempDir()
+	for i := range 100_000 {
+		f, err := os.Create(fmt.Sprintf("%s/f%06d", dir, (i*7919)%100_000))
+		if err != nil {
+			b.Fatal(err)
+		}
+		f.Close()
+	}
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	for b.Loop() {
+		entries, truncated, err := d.ReadDir(b.Context(), dir, 100)
+		if err != nil || len(entries) != 100 || !truncated || entries[0].Name != "f000000" {
+			b.Fatalf("ReadDir = %d entries, %t, %v", len(entries), truncated, err)
+		}
+	}
+	reportMaxRSS(b)
+}

@@ -1,0 +1,242 @@
+//go:build linux && !acpfs_portable
+
+package fsruntime
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"os"
+	"strconv"
+	"sync"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// tmpImpl names how this build makes a write's temporary file.
+const tmpImpl = "O_TMPFILE"
+
+// parentDir is the directory that holds the file a write replaces, opened
+// once through the root's os.Root (which refuses a path that leads out of
+// the root) and then used by its descriptor alone: every step of the write
+// is a system call relative to it on a single name (never a path) that is
+// not followed if it is a symlink. So the write stays in the directory
+// that os.Root opened, and costs a dozen system calls: open the
+// directory; lstat the target; open the temporary file; chmod, write and
+// sync it; link and rename it; sync the directory; close both.
+type parentDir struct {
+	f  *os.File // keeps fd open
+	fd int
+}
+
+// openParent opens the directory dir of root. O_NONBLOCK, which means
+// nothing to a directory, spares the os package its switches of the
+// descriptor into and out of non-blocking mode, and so keeps f.Fd from
+// switching it back.
+func openParent(root *os.Root, dir string) (*parentDir, error) {
+	f, err := root.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	return &parentDir{f: f, fd: int(f.Fd())}, nil
+}
+
+func (p *parentDir) close() { p.f.Close() }
+
+// lstat describes name in p without following a symlink.
+func (p *parentDir) lstat(name string) (node, error) {
+	var st unix.Stat_t
+	if err := ignoringEINTR(func() error { return unix.Fstatat(p.fd, name, &st, unix.AT_SYMLINK_NOFOLLOW) }); err != nil {
+		return node{}, err
+	}
+	return node{exists: true, mode: fileMode(st.Mode), links: uint64(st.Nlink), counted: true}, nil
+}
+
+// links returns how many names the file name in p, described by n, has:
+// lstat counted them.
+func (p *parentDir) links(name string, n node) (uint64, error) { return n.links, nil }
+
+// fileMode converts the st_mode of a stat to the file's type and
+// permission bits, as the os package has them.
+func fileMode(m uint32) fs.FileMode {
+	mode := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		mode |= fs.ModeDir
+	case unix.S_IFLNK:
+		mode |= fs.ModeSymlink
+	case unix.S_IFIFO:
+		mode |= fs.ModeNamedPipe
+	case unix.S_IFSOCK:
+		mode |= fs.ModeSocket
+	case unix.S_IFCHR:
+		mode |= fs.ModeDevice | fs.ModeCharDevice
+	case unix.S_IFBLK:
+		mode |= fs.ModeDevice
+	}
+	return mode
+}
+
+// readlink returns the target of the symlink name in p.
+func (p *parentDir) readlink(name string) (string, error) {
+	for size := 256; ; size *= 2 {
+		buf := make([]byte, size)
+		var n int
+		err := ignoringEINTR(func() (err error) {
+			n, err = unix.Readlinkat(p.fd, name, buf)
+			return err
+		})
+		if err != nil {
+			return "", err
+		}
+		if n < size {
+			return string(buf[:n]), nil
+		}
+	}
+}
+
+// The syncs of a write, in variables so that a test can count them.
+var (
+	// syncFile makes a temporary file's data durable before the rename.
+	// fdatasync is fsync less the metadata that reading the data back
+	// does not need (the times): the inode of a file whose size has
+	// just changed, as a new file's has, is written all the same, and
+	// with it the permission bits, which fchmod set before the data was
+	// written. What comes after the sync, the link that names the file
+	// and the rename, fsync would not cover either: the directory's sync
+	// does.
+	syncFile = unix.Fdatasync
+	// syncDir makes the rename durable.
+	syncDir = unix.Fsync
+)
+
+// replace writes content to a new file in p and renames it over name:
+// the temporary file has no name while it is written (O_TMPFILE, see
+// openUnnamed) and is named beside name (tempName) only for the rename,
+// so a process killed in the middle of a write leaves the old content
+// and nothing else. Where the file system has no O_TMPFILE the temporary
+// file is named from the start, and such a kill leaves it behind.
+//
+// perm is the new file's permission bits; keep says to set them exactly
+// (those of the file replaced), not less the umask. With sync, the file's
+// data is synced before the rename and the directory after it. rules are
+// Linux's own (hostRules): the rename is renameat on p's descriptor.
+func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool, rules replaceRules) (err error) {
+	tmp := "" // the temporary file's name, once it has one
+	fd, err := p.openUnnamed(perm)
+	if err != nil {
+		tmp = tempName(name)
+		err = ignoringEINTR(func() (err error) {
+			fd, err = unix.Openat(p.fd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	open := true
+	defer func() {
+		if err != nil {
+			if open {
+				unix.Close(fd)
+			}
+			if tmp != "" {
+				unix.Unlinkat(p.fd, tmp, 0)
+			}
+		}
+	}()
+	if keep {
+		// The umask applied at creation; give back the exact bits.
+		// Before the data, so that the sync of the data covers it.
+		if err = ignoringEINTR(func() error { return unix.Fchmod(fd, uint32(perm)) }); err != nil {
+			return err
+		}
+	}
+	if err = writeString(fd, content); err != nil {
+		return err
+	}
+	if sync {
+		if err = ignoringEINTR(func() error { return syncFile(fd) }); err != nil {
+			return err
+		}
+	}
+	if err = ctx.Err(); err != nil {
+		return err
+	}
+	if tmp == "" {
+		named := tempName(name)
+		if err = p.linkUnnamed(fd, named); err != nil {
+			return err
+		}
+		tmp = named
+	}
+	// Close reports a failed write-back on some file systems (NFS): the
+	// rename must not put such a file in place.
+	open = false
+	if err = unix.Close(fd); err != nil {
+		return err
+	}
+	if err = ignoringEINTR(func() error { return unix.Renameat(p.fd, tmp, p.fd, name) }); err != nil {
+		return err
+	}
+	if sync && rules.syncDir {
+		// The new content is in place by now; a file system that cannot
+		// sync a directory does not make the write a failure.
+		ignoringEINTR(func() error { return syncDir(p.fd) })
+	}
+	return nil
+}
+
+// writeString writes s whole to fd. s is given to write(2), which only
+// reads it, without a copy.
+func writeString(fd int, s string) error {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))
+	for len(b) > 0 {
+		n, err := unix.Write(fd, b)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err != nil:
+			return err
+		case n == 0:
+			return io.ErrShortWrite
+		}
+		b = b[n:]
+	}
+	return nil
+}
+
+// openUnnamed opens a new file with no name in p (O_TMPFILE), for
+// linkUnnamed to name once its content is complete: a process killed while
+// writing it leaves nothing behind. It fails where the kernel or the file
+// system has no O_TMPFILE, or where /proc, which linkUnnamed needs, is not
+// mounted; the caller then uses a named temporary file.
+func (p *parentDir) openUnnamed(perm fs.FileMode) (int, error) {
+	if !procFDs() {
+		return -1, unix.EOPNOTSUPP
+	}
+	var fd int
+	err := ignoringEINTR(func() (err error) {
+		fd, err = unix.Openat(p.fd, ".", unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC, uint32(perm))
+		return err
+	})
+	return fd, err
+}
+
+// linkUnnamed gives fd, from openUnnamed, the name name in p. It links the
+// file through /proc/self/fd, which, unlike linkat with AT_EMPTY_PATH,
+// needs no privilege.
+func (p *parentDir) linkUnnamed(fd int, name string) error {
+	return ignoringEINTR(func() error {
+		return unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), p.fd, name, unix.AT_SYMLINK_FOLLOW)
+	})
+}
+
+// procFDs reports whether /proc/self/fd is there to link unnamed files
+// through.
+var procFDs = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/self/fd")
+	return err == nil
+})

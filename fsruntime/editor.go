@@ -1,0 +1,234 @@
+package fsruntime
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+)
+
+// A Caller sends a JSON-RPC request to the ACP client and waits for its
+// result. *jsonrpc2.Conn satisfies it. An error from the peer is a
+// *jsonrpc2.Error; when ctx is done before the answer, Call returns the
+// context's error (and, ideally, tells the peer with $/cancel_request).
+type Caller interface {
+	Call(ctx context.Context, method string, params, result any, opts ...jsonrpc2.CallOption) error
+}
+
+// ACP method names and error codes the editor route uses.
+const (
+	MethodReadTextFile  = "fs/read_text_file"
+	MethodWriteTextFile = "fs/write_text_file"
+
+	CodeMethodNotFound   = -32601
+	CodeInvalidParams    = -32602
+	CodeRequestCancelled = -32800
+	CodeAuthRequired     = -32000
+	CodeResourceNotFound = -32002
+)
+
+// Editor is an FS served by the ACP client: reads see the editor's unsaved
+// buffers, and writes land in the editor. It sends fs/read_text_file and
+// fs/write_text_file with the session's id. It does not check roots or
+// capabilities; the [Router] does, before anything is sent.
+type Editor struct {
+	caller    Caller
+	sessionID func(context.Context) (string, error)
+	max       int64
+	timeout   time.Duration
+}
+
+var _ FS = (*Editor)(nil)
+
+// EditorOptions configure an [Editor].
+type EditorOptions struct {
+	// SessionID returns the ACP session id to send. It may block until
+	// the id is known (a proxy learns it from the session/new response)
+	// and must return ctx's error if ctx ends first.
+	SessionID func(context.Context) (string, error)
+	// MaxFileSize limits the content a read returns and a write sends.
+	// Zero means DefaultMaxFileSize.
+	MaxFileSize int64
+	// Timeout bounds how long a call waits for the editor's answer, once
+	// the session id is known. When it passes, the call's context ends (a
+	// Caller that can tells the editor with $/cancel_request) and the
+	// operation fails with an *EditorTimeoutError. Zero or negative means
+	// no limit but the caller's context.
+	Timeout time.Duration
+}
+
+// NewEditor returns an Editor that calls the client through c.
+func NewEditor(c Caller, opts EditorOptions) *Editor {
+	e := &Editor{caller: c, sessionID: opts.SessionID, max: opts.MaxFileSize, timeout: opts.Timeout}
+	if e.max <= 0 {
+		e.max = DefaultMaxFileSize
+	}
+	return e
+}
+
+type readTextFileParams struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Line      int    `json:"line,omitempty"`
+	Limit     int    `json:"limit,omitempty"`
+}
+
+type readTextFileResult struct {
+	Content *string `json:"content"`
+}
+
+type writeTextFileParams struct {
+	SessionID string `json:"sessionId"`
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+}
+
+// ReadTextFile implements [FS] with fs/read_text_file.
+func (e *Editor) ReadTextFile(ctx context.Context, path string, line, limit int) (string, error) {
+	if err := e.precheck(ctx, path); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	id, err := e.sessionID(ctx)
+	if err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	params := readTextFileParams{SessionID: id, Path: path, Line: max(line, 0), Limit: max(limit, 0)}
+	var res readTextFileResult
+	if err := e.call(ctx, MethodReadTextFile, params, &res, line > 1); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	if res.Content == nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: errors.New("the editor's answer has no content")}
+	}
+	text := *res.Content
+	if int64(len(text)) > e.max {
+		return "", &fs.PathError{Op: "read", Path: path, Err: &TooLargeError{Size: int64(len(text)), Limit: e.max, Read: true}}
+	}
+	if err := checkText(text); err != nil {
+		return "", &fs.PathError{Op: "read", Path: path, Err: err}
+	}
+	return text, nil
+}
+
+// WriteTextFile implements [FS] with fs/write_text_file. A null or empty
+// result is success.
+func (e *Editor) WriteTextFile(ctx context.Context, path, content string) error {
+	if err := e.precheck(ctx, path); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	if int64(len(content)) > e.max {
+		return &fs.PathError{Op: "write", Path: path, Err: &TooLargeError{Size: int64(len(content)), Limit: e.max}}
+	}
+	if err := checkText(content); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	id, err := e.sessionID(ctx)
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	var res json.RawMessage // null or {}: nothing to read
+	if err := e.call(ctx, MethodWriteTextFile, writeTextFileParams{SessionID: id, Path: path, Content: content}, &res, false); err != nil {
+		return &fs.PathError{Op: "write", Path: path, Err: err}
+	}
+	return nil
+}
+
+// call calls method within the Editor's timeout and maps its error.
+func (e *Editor) call(ctx context.Context, method string, params, result any, ranged bool) error {
+	if e.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, &EditorTimeoutError{Method: method, Timeout: e.timeout})
+		defer cancel()
+	}
+	if err := e.caller.Call(ctx, method, params, result); err != nil {
+		return editorError(ctx, err, ranged)
+	}
+	return nil
+}
+
+// EditorTimeoutError reports an editor that did not answer a call within
+// the Editor's timeout. It matches context.DeadlineExceeded.
+type EditorTimeoutError struct {
+	Method  string // the ACP method, e.g. fs/read_text_file
+	Timeout time.Duration
+}
+
+func (e *EditorTimeoutError) Error() string {
+	return fmt.Sprintf("the editor did not answer %s within %v", e.Method, e.Timeout)
+}
+
+func (e *EditorTimeoutError) Unwrap() error { return context.DeadlineExceeded }
+
+func (e *Editor) precheck(ctx context.Context, path string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return checkPath(path)
+}
+
+// PeerError is an error the ACP client answered with. It keeps the peer's
+// code and message, and matches the io/fs or runtime sentinel its code
+// stands for, if any.
+type PeerError struct {
+	Code    int64
+	Message string
+	Data    string // the error's data, as JSON, if any
+	kind    error
+}
+
+func (e *PeerError) Error() string {
+	msg := fmt.Sprintf("the editor answered %d %s", e.Code, e.Message)
+	if e.Data != "" && e.Data != "null" && !strings.Contains(e.Message, e.Data) {
+		msg += " (" + e.Data + ")"
+	}
+	return msg
+}
+
+func (e *PeerError) Unwrap() error { return e.kind }
+
+// editorError maps what a Call returned to the runtime's vocabulary. This
+// is the one place where ACP error codes from the editor are interpreted.
+func editorError(ctx context.Context, err error, ranged bool) error {
+	if ctx.Err() != nil {
+		if te, ok := errors.AsType[*EditorTimeoutError](context.Cause(ctx)); ok {
+			return te
+		}
+		return ctx.Err()
+	}
+	var rpc *jsonrpc2.Error
+	if !errors.As(err, &rpc) {
+		return err // local: a closed connection, a context error, …
+	}
+	pe := &PeerError{Code: rpc.Code, Message: rpc.Message}
+	if rpc.Data != nil {
+		pe.Data = string(*rpc.Data)
+	}
+	switch rpc.Code {
+	case CodeResourceNotFound:
+		pe.kind = fs.ErrNotExist
+	case CodeMethodNotFound:
+		pe.kind = errors.ErrUnsupported
+	case CodeInvalidParams:
+		pe.kind = fs.ErrInvalid
+		if ranged && pastEndMessage(pe.Message+" "+pe.Data) {
+			pe.kind = ErrPastEnd
+		}
+	case CodeRequestCancelled:
+		pe.kind = context.Canceled
+	case CodeAuthRequired:
+		pe.kind = fs.ErrPermission
+	}
+	return pe
+}
+
+// pastEndMessage recognises the ways editors say a start line is past the
+// end: Zed's "Attempting to read beyond the end of the file", and ours.
+func pastEndMessage(s string) bool {
+	s = strings.ToLower(s)
+	return strings.Contains(s, "beyond the end") || strings.Contains(s, "past the end")
+}

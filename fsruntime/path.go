@@ -1,0 +1,244 @@
+package fsruntime
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"strings"
+)
+
+// Limits on a path, as Linux has them: a name (one component) of at most
+// NAME_MAX bytes, and a whole path shorter than PATH_MAX, which counts the
+// terminating NUL.
+const (
+	nameMax = 255
+	pathMax = 4096
+)
+
+var (
+	errEmptyPath    = errors.New("empty path: " + fs.ErrInvalid.Error())
+	errNULInPath    = errors.New("path contains a NUL byte: " + fs.ErrInvalid.Error())
+	errRelativePath = errors.New("path is not absolute: " + fs.ErrInvalid.Error())
+	errUncleanPath  = errors.New("path is not clean (it has . or .. components, or repeated separators): " + fs.ErrInvalid.Error())
+)
+
+// invalid wraps a message so that it matches fs.ErrInvalid.
+type invalid struct{ err error }
+
+func (e invalid) Error() string { return e.err.Error() }
+func (e invalid) Unwrap() error { return fs.ErrInvalid }
+
+// Abs resolves p for a session whose working directory is workDir, without
+// touching the file system, in the running OS's syntax ([pathFlavor]):
+//
+//   - A file URI with no host or the host localhost (file:///abs,
+//     file://localhost/abs, file:/abs) stands for its percent-decoded
+//     path; one with another host, user information, a query or a
+//     fragment, or without an absolute path, is refused. In a plain path
+//     % is just a character.
+//   - An absolute path is cleaned; a relative one is joined to workDir.
+//
+// The result is absolute, clean, free of NUL bytes, with no name longer
+// than 255 bytes (NAME_MAX) or that the OS would not keep as written, and
+// shorter than 4096 bytes (PATH_MAX). Anything else is a *fs.PathError (op
+// "resolve", the path as given) that wraps fs.ErrInvalid and names the
+// cause. A trailing separator is dropped with the cleaning; use [AbsFile]
+// where the path must name a file. Abs does not check roots; the FS does.
+// A leading ~ is a name here: see [ExpandHome].
+func Abs(workDir, p string) (string, error) { return hostPaths.abs(workDir, p) }
+
+// abs is [Abs] in the syntax of f.
+func (f pathFlavor) abs(workDir, p string) (string, error) {
+	fail := func(err error) (string, error) {
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: invalid{err}}
+	}
+	switch {
+	case p == "":
+		return fail(errEmptyPath)
+	case strings.IndexByte(p, 0) >= 0:
+		return fail(errNULInPath)
+	}
+	name := p
+	if isFileURI(p) {
+		var err error
+		if name, err = f.fileURIPath(p); err != nil {
+			return fail(err)
+		}
+		if strings.IndexByte(name, 0) >= 0 {
+			return fail(errNULInPath)
+		}
+	}
+	var abs string
+	switch {
+	case f == windowsPaths:
+		var err error
+		if abs, err = absWin(workDir, name); err != nil {
+			return fail(err)
+		}
+	case f.isAbs(name):
+		abs = path.Clean(name)
+	case !f.isAbs(workDir):
+		return fail(errRelativePath)
+	default:
+		abs = path.Join(workDir, name)
+	}
+	if err := f.checkNames(abs); err != nil {
+		return fail(err)
+	}
+	return abs, nil
+}
+
+// ExpandHome returns p with a leading "~" or "~/" standing for home, the
+// user's home directory, which the caller looks up once
+// (os.UserHomeDir): "~/notes.txt" is notes.txt in home. "~user/x" and a ~
+// anywhere else stay ordinary names. An empty or relative home leaves p as
+// it is. The roots apply to the result as to any path.
+func ExpandHome(home, p string) string { return hostPaths.expandHome(home, p) }
+
+// errNamesDir refuses a path that ends in a separator where a file is
+// needed.
+var errNamesDir = fmt.Errorf("%w: a path that ends in / or /. names a directory", ErrNotRegular)
+
+// AbsFile is [Abs] for a path that must name a file, as the path of a
+// read or a write of a file's content does. A path that ends in a
+// separator, or in a "." component, names a directory, as in POSIX
+// ("file.txt/" names no file): it is refused with a *fs.PathError (op
+// "resolve") that wraps [ErrNotRegular], where Abs would drop the
+// separator and name the file.
+func AbsFile(workDir, p string) (string, error) { return hostPaths.absFile(workDir, p) }
+
+// absFile is [AbsFile] in the syntax of f.
+func (f pathFlavor) absFile(workDir, p string) (string, error) {
+	abs, err := f.abs(workDir, p)
+	if err != nil {
+		return "", err
+	}
+	if f.namesDir(p) {
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: errNamesDir}
+	}
+	return abs, nil
+}
+
+// NamesDir reports whether the path argument p, a path or a file:// URI
+// as [Abs] takes it, ends in a separator or in a "." component. In POSIX
+// such a path must name a directory (a symlink at its end is followed):
+// on a file, "file.txt/" is "not a directory" (ENOTDIR). Abs drops the
+// ending with the cleaning, so a caller that acts on whatever lies at the
+// path checks the kind when NamesDir holds; [AbsFile] refuses such a path
+// outright. NamesDir is false for a URI that Abs refuses.
+func NamesDir(p string) bool { return hostPaths.namesDir(p) }
+
+// namesDir is [NamesDir] in the syntax of f.
+func (f pathFlavor) namesDir(p string) bool {
+	name := p
+	if isFileURI(p) {
+		var err error
+		if name, err = f.fileURIPath(p); err != nil {
+			return false
+		}
+	}
+	return f.hasSepSuffix(name)
+}
+
+// IsFileURI reports whether p starts with file:// (the scheme in any
+// case): [Abs] takes such a p for the path the URI names.
+func IsFileURI(p string) bool {
+	const scheme = "file://"
+	return len(p) >= len(scheme) && strings.EqualFold(p[:len(scheme)], scheme)
+}
+
+// isFileURI reports whether [Abs] takes p for a file URI: file:// as
+// [IsFileURI], or file:/ followed by a path, RFC 8089's short form.
+func isFileURI(p string) bool {
+	const scheme = "file:/"
+	return len(p) >= len(scheme) && strings.EqualFold(p[:len(scheme)], scheme)
+}
+
+// fileURIPath returns the percent-decoded path of a local file URI, as
+// RFC 8089 defines one: an empty host or localhost, and an absolute path.
+// On Windows a path that starts with a drive (/C:/w) drops its first /.
+func (f pathFlavor) fileURIPath(uri string) (string, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return "", fmt.Errorf("not a valid file:// URI (%w)", unwrapURLError(err))
+	}
+	switch {
+	case u.User != nil:
+		return "", errors.New("a file:// URI with user information is not a local file")
+	case u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
+		return "", fmt.Errorf("a file:// URI on host %q is not a local file (use file:///path or file://localhost/path)", u.Host)
+	case u.RawQuery != "" || u.ForceQuery:
+		return "", errors.New("a file:// URI has no query (percent-encode a ? in a name as %3F)")
+	case strings.ContainsRune(uri, '#'):
+		return "", errors.New("a file:// URI has no fragment (percent-encode a # in a name as %23)")
+	case !strings.HasPrefix(u.Path, "/"):
+		return "", errors.New("the file:// URI has no absolute path")
+	}
+	if f == windowsPaths && len(u.Path) >= 3 && u.Path[2] == ':' && isASCIILetter(u.Path[1]) {
+		if len(u.Path) == 3 {
+			return u.Path[1:] + `\`, nil // file:///C: is the drive's root
+		}
+		if u.Path[3] == '/' {
+			return u.Path[1:], nil
+		}
+	}
+	return u.Path, nil
+}
+
+// unwrapURLError drops the *url.Error around a parse error, which repeats
+// the URI.
+func unwrapURLError(err error) error {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err
+	}
+	return err
+}
+
+// checkNames refuses a path of f with a name f does not accept (only
+// Windows has some, see checkWinNames), or longer than the system's limits
+// allow, naming the limit.
+func (f pathFlavor) checkNames(p string) error {
+	if len(p) >= pathMax {
+		return fmt.Errorf("path is %d bytes long, and the limit is %d (PATH_MAX)", len(p), pathMax-1)
+	}
+	for name := range strings.SplitSeq(p, string(f.sep())) {
+		if len(name) > nameMax {
+			return fmt.Errorf("the name %q is %d bytes long, and the limit is %d (NAME_MAX)", name[:16]+"...", len(name), nameMax)
+		}
+	}
+	if f == windowsPaths {
+		return checkWinNames(p)
+	}
+	return nil
+}
+
+// checkPath is what every FS operation asks of its path: absolute, clean,
+// free of NUL bytes, within the length limits, and with no name that the
+// OS would not keep as written. It does not resolve anything.
+func checkPath(p string) error { return hostPaths.checkPath(p) }
+
+// checkPath is [checkPath] in the syntax of f.
+func (f pathFlavor) checkPath(p string) error {
+	switch {
+	case p == "":
+		return invalid{errEmptyPath}
+	case strings.IndexByte(p, 0) >= 0:
+		return invalid{errNULInPath}
+	case !f.isAbs(p):
+		return invalid{errRelativePath}
+	case f.clean(p) != p:
+		return invalid{errUncleanPath}
+	}
+	if err := f.checkNames(p); err != nil {
+		return invalid{err}
+	}
+	return nil
+}
+
+// within reports whether p lies in dir or is dir on this OS, comparing
+// whole names, ignoring case on macOS and Windows (see
+// [pathFlavor.within]). Both must be absolute and clean. It returns the
+// rest of p after dir ("." for dir itself).
+func within(dir, p string) (string, bool) { return hostPaths.within(dir, p) }

@@ -1,0 +1,4 @@
+package fsruntime
+
+// hostPaths is the path syntax of the running OS.
+const hostPaths = darwinPaths

@@ -1,0 +1,372 @@
+package fsruntime_test
+
+import (
+	"errors"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+)
+
+// The path syntax of each OS is a pure function of the path, so macOS's
+// and Windows' run here too.
+
+func TestAbsWindowsPaths(t *testing.T) {
+	const wd = `C:\w`
+	for _, tc := range []struct{ p, want string }{
+		// Drive-letter paths with either separator.
+		{`C:\w\a.txt`, `C:\w\a.txt`},
+		{`C:/w/a.txt`, `C:\w\a.txt`},
+		{`C:\w/sub\\a.txt`, `C:\w\sub\a.txt`},
+		{`c:\W\A.txt`, `c:\W\A.txt`}, // as written: the roots ignore case
+		{`C:\`, `C:\`},
+		{`C:\..\..`, `C:\`},
+		// Relative to the working directory, or to its drive's root.
+		{`a.txt`, `C:\w\a.txt`},
+		{`sub/a.txt`, `C:\w\sub\a.txt`},
+		{`sub\..\a.txt`, `C:\w\a.txt`},
+		{`..\..\..\x`, `C:\x`},
+		{`\x\y`, `C:\x\y`},
+		{`/x/y`, `C:\x\y`},
+		// Drive-relative on the working directory's drive: the working
+		// directory is that drive's current directory.
+		{`C:a.txt`, `C:\w\a.txt`},
+		{`c:sub\a.txt`, `C:\w\sub\a.txt`},
+		{`C:`, `C:\w`},
+		// File URIs.
+		{`file:///C:/w/a.txt`, `C:\w\a.txt`},
+		{`file:/C:/w/a.txt`, `C:\w\a.txt`},
+		{`FILE://localhost/c:/w/a%20b.txt`, `c:\w\a b.txt`},
+		{`file:///C:`, `C:\`},
+		{`file:///C:/`, `C:\`},
+		{`file:///w/a.txt`, `C:\w\a.txt`},
+		{`file:///C:/w/..%5C..%5Cx`, `C:\x`},
+		// UNC paths resolve; the roots decide.
+		{`\\server\share\x`, `\\server\share\x`},
+		{`//server/share/x/../y`, `\\server\share\y`},
+		{`\\server\share\..\..\x`, `\\server\share\x`},
+		{`\\server\share`, `\\server\share`},
+		{`\\server\share\`, `\\server\share\`},
+		// Names that only look like the refused ones.
+		{`C:\w\CONSOLE.txt`, `C:\w\CONSOLE.txt`},
+		{`C:\w\COM10`, `C:\w\COM10`},
+		{`C:\w\COM`, `C:\w\COM`},
+		{`C:\w\nul-ish.txt`, `C:\w\nul-ish.txt`},
+		{`C:\w\xcon`, `C:\w\xcon`},
+		{`C:\w\.hidden`, `C:\w\.hidden`},
+		{`C:\w\a b.txt`, `C:\w\a b.txt`},
+		{`C:\w\a.b.c`, `C:\w\a.b.c`},
+		{`~\x`, `C:\w\~\x`}, // ~ is a name to Abs: see ExpandHome
+		{`%2e%2e\x`, `C:\w\%2e%2e\x`},
+	} {
+		got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, wd, tc.p)
+		if err != nil || got != tc.want {
+			t.Errorf("Abs(%q) on Windows = %q, %v; want %q", tc.p, got, err, tc.want)
+			continue
+		}
+		if err := fsruntime.CheckPathIn(fsruntime.WindowsPaths, got); err != nil {
+			t.Errorf("Abs(%q) on Windows = %q, which the FS refuses: %v", tc.p, got, err)
+		}
+	}
+}
+
+func TestAbsWindowsRefuses(t *testing.T) {
+	const (
+		device   = "device path"
+		unc      = "UNC path needs a server and a share"
+		reserved = "a device name that Windows reserves"
+		stream   = "alternate data stream"
+		trailing = "ends in a dot or a space"
+		char     = "Windows does not allow in a name"
+	)
+	for _, tc := range []struct{ p, want string }{
+		{`D:a.txt`, "drive-relative path (D: without a separator"},
+		{`d:`, "drive-relative"},
+		{`\\?\C:\w\a.txt`, device},
+		{`\\?\UNC\server\share\x`, device},
+		{`\\.\C:\w\a.txt`, device},
+		{`//?/C:/w/a.txt`, device},
+		{`//./pipe/x`, device},
+		{`\\.\PhysicalDrive0`, device},
+		{`\\.`, device},
+		{`\??\C:\w\a.txt`, device},
+		{`/??/C:/w/a.txt`, device},
+		{`\\server`, unc},
+		{`\\server\`, unc},
+		{`\\`, unc},
+		{`\\\x`, unc},
+		{`//`, unc},
+		{`CON`, reserved},
+		{`con.txt`, reserved},
+		{`C:\w\sub\Nul\x.txt`, reserved},
+		{`aux.tar.gz`, reserved},
+		{`PRN`, reserved},
+		{`COM1`, reserved},
+		{`com0`, reserved},
+		{`lpt9.log`, reserved},
+		{`COM¹`, reserved},
+		{`lpt³.txt`, reserved},
+		{`CON .txt`, reserved},
+		{`conin$`, reserved},
+		{`CONOUT$.x`, reserved},
+		{`file:///C:/w/nul`, reserved},
+		{`a.txt:secret`, stream},
+		{`a.txt::$DATA`, stream},
+		{`C:\w\a.txt:x:$DATA`, stream},
+		{`C:\w\sub:s\a.txt`, stream},
+		{`file:///C:/w/a.txt%3Asecret`, stream},
+		{`a.txt.`, trailing},
+		{`a.txt `, trailing},
+		{`dir.\a.txt`, trailing},
+		{`C:\w\ \x`, trailing},
+		{`...`, trailing},
+		{`a<b`, char},
+		{`a>b`, char},
+		{`a|b`, char},
+		{`a"b`, char},
+		{`a*b`, char},
+		{`a?b`, char},
+		{"a\x01b", char},
+		{"a\tb", char},
+		{`file://server/share/x`, `host "server"`},
+		{`file:///C:/w/a.txt?x`, "query"},
+		{``, "empty path"},
+		{"C:\\w\\a\x00", "NUL"},
+		{`C:\w\` + strings.Repeat("n", 256), "NAME_MAX"},
+	} {
+		got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `C:\w`, tc.p)
+		if err == nil {
+			t.Errorf("Abs(%q) on Windows = %q, want an error saying %q", tc.p, got, tc.want)
+			continue
+		}
+		pe, ok := errors.AsType[*fs.PathError](err)
+		if !ok || pe.Path != tc.p || !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Abs(%q) on Windows: %v; want a *fs.PathError for the path as given, matching fs.ErrInvalid, saying %q", tc.p, err, tc.want)
+		}
+	}
+	// A relative path needs an absolute working directory.
+	for _, wd := range []string{"", `w`, `\w`, `C:w`, `\\?\C:\w`} {
+		if got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, wd, `a.txt`); err == nil || !strings.Contains(err.Error(), "not absolute") {
+			t.Errorf("Abs(a.txt) in %q on Windows = %q, %v; want: not absolute", wd, got, err)
+		}
+	}
+	// A drive-relative path on another drive than a UNC working directory.
+	if _, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `\\srv\share\w`, `C:a.txt`); err == nil {
+		t.Errorf("Abs(C:a.txt) in a UNC working directory: want an error")
+	}
+}
+
+// TestAbsUnixPathsUnchanged: on Linux and macOS only / separates, and what
+// Windows refuses are ordinary names.
+func TestAbsUnixPathsUnchanged(t *testing.T) {
+	for _, f := range []fsruntime.PathFlavor{fsruntime.UnixPaths, fsruntime.DarwinPaths} {
+		for _, tc := range []struct{ p, want string }{
+			{`C:\w\a.txt`, `/w/C:\w\a.txt`},
+			{`C:/w/a.txt`, `/w/C:/w/a.txt`},
+			{`a\..\..\b`, `/w/a\..\..\b`},
+			{`\\server\share\x`, `/w/\\server\share\x`},
+			{`\\?\C:\x`, `/w/\\?\C:\x`},
+			{`CON`, `/w/CON`},
+			{`nul.txt`, `/w/nul.txt`},
+			{`a.txt:secret`, `/w/a.txt:secret`},
+			{`a.`, `/w/a.`},
+			{`a `, `/w/a `},
+			{`a<b|c`, `/w/a<b|c`},
+			{`file:///C:/w/a.txt`, `/C:/w/a.txt`},
+			{`file:/etc/passwd`, `/etc/passwd`},
+			{`FILE:/w/a%20b`, `/w/a b`},
+			{`file:x`, `/w/file:x`},
+			{`~/x`, `/w/~/x`},
+			{`//x//y/`, `/x/y`},
+		} {
+			got, err := fsruntime.AbsIn(f, "/w", tc.p)
+			if err != nil || got != tc.want {
+				t.Errorf("Abs(%q) in flavour %d = %q, %v; want %q", tc.p, f, got, err, tc.want)
+			}
+		}
+	}
+}
+
+func TestWithinMatchesWholeNames(t *testing.T) {
+	type match struct {
+		dir, p, rel string // rel "" for no match
+	}
+	for _, tc := range []struct {
+		f     fsruntime.PathFlavor
+		cases []match
+	}{
+		{fsruntime.UnixPaths, []match{
+			{"/w", "/w/a.txt", "a.txt"},
+			{"/w", "/w", "."},
+			{"/", "/a/b", "a/b"},
+			{"/", "/", "."},
+			{"/w", "/wa/b", ""},
+			{"/w/a", "/w", ""},
+			{"/users/me/proj", "/Users/me/Proj/a.txt", ""}, // case counts on Linux
+			{"/w", "/W", ""},
+			{`/w`, `/w\a`, ""},
+			{`/w\a`, `/w\a/b`, "b"},
+			{"/w", "w/a", ""},
+		}},
+		{fsruntime.DarwinPaths, []match{
+			{"/users/me/proj", "/Users/me/Proj/a.txt", "a.txt"},
+			{"/Users/me/Proj", "/users/ME/proj/Sub/A.txt", "Sub/A.txt"},
+			{"/w", "/W", "."},
+			{"/Users/me/proj", "/Users/me/project/a", ""},
+			{"/Users/me/proj", "/Users/me/pro", ""},
+			{`/w`, `/w\a`, ""},
+			{"/Ärger", "/ärger/x", "x"},
+			{"/Straße", "/STRASSE/x", ""}, // simple folding only, as the file system
+		}},
+		{fsruntime.WindowsPaths, []match{
+			{`C:\w`, `C:\w\a.txt`, `a.txt`},
+			{`C:\w`, `c:\W\Sub\A.TXT`, `Sub\A.TXT`},
+			{`C:\w`, `C:\w`, `.`},
+			{`C:\`, `C:\a\b`, `a\b`},
+			{`C:\`, `c:\`, `.`},
+			{`C:\w`, `C:\wx\a`, ``},
+			{`C:\w`, `D:\w\a`, ``},
+			{`C:\w`, `\\srv\share\w\a`, ``},
+			{`\\srv\share\r`, `\\SRV\Share\R\x`, `x`},
+			{`\\srv\share`, `\\srv\share\x`, `x`},
+			{`\\srv\share`, `\\srv\share`, `.`},
+			{`\\srv\share`, `\\srv\share2\x`, ``},
+			{`\\srv\share`, `\\srv2\share\x`, ``},
+			{`C:\w`, `\\?\C:\w\a`, ``},
+			{`\\?\C:\w`, `\\?\C:\w\a`, ``},
+			{`C:\w`, `C:a`, ``},
+			{`C:\w`, `\w\a`, ``},
+			// The rest is the path's own, whatever the byte lengths of
+			// the names that matched: ſ folds to S.
+			{`C:\w\ſ`, `C:\W\S\a.txt`, `a.txt`},
+			{`C:\Ǆ`, `C:\ǆ\x`, `x`},
+		}},
+	} {
+		for _, c := range tc.cases {
+			rel, ok := fsruntime.WithinIn(tc.f, c.dir, c.p)
+			if ok != (c.rel != "") || rel != c.rel {
+				t.Errorf("within(%q, %q) in flavour %d = %q, %v; want %q", c.dir, c.p, tc.f, rel, ok, c.rel)
+			}
+		}
+	}
+}
+
+func TestExpandHome(t *testing.T) {
+	for _, tc := range []struct {
+		f             fsruntime.PathFlavor
+		home, p, want string
+	}{
+		{fsruntime.UnixPaths, "/home/me", "~", "/home/me"},
+		{fsruntime.UnixPaths, "/home/me", "~/notes.txt", "/home/me/notes.txt"},
+		{fsruntime.UnixPaths, "/home/me", "~/", "/home/me/"},
+		{fsruntime.UnixPaths, "/home/me", "~/../../etc/passwd", "/home/me/../../etc/passwd"},
+		{fsruntime.UnixPaths, "/home/me", "~user/x", "~user/x"},
+		{fsruntime.UnixPaths, "/home/me", "~~/x", "~~/x"},
+		{fsruntime.UnixPaths, "/home/me", "a/~/x", "a/~/x"},
+		{fsruntime.UnixPaths, "/home/me", "/~/x", "/~/x"},
+		{fsruntime.UnixPaths, "/home/me", `~\x`, `~\x`},
+		{fsruntime.UnixPaths, "/home/me", "file:///~/x", "file:///~/x"},
+		{fsruntime.UnixPaths, "", "~/x", "~/x"},
+		{fsruntime.UnixPaths, "home/me", "~/x", "~/x"},
+		{fsruntime.DarwinPaths, "/Users/me", "~/x", "/Users/me/x"},
+		{fsruntime.WindowsPaths, `C:\Users\me`, `~\notes.txt`, `C:\Users\me\notes.txt`},
+		{fsruntime.WindowsPaths, `C:\Users\me`, `~/notes.txt`, `C:\Users\me/notes.txt`},
+		{fsruntime.WindowsPaths, `C:\Users\me`, `~`, `C:\Users\me`},
+		{fsruntime.WindowsPaths, `C:\Users\me`, `~user\x`, `~user\x`},
+		{fsruntime.WindowsPaths, `/home/me`, `~\x`, `~\x`}, // not absolute on Windows
+	} {
+		if got := fsruntime.ExpandHomeIn(tc.f, tc.home, tc.p); got != tc.want {
+			t.Errorf("ExpandHome(%q, %q) in flavour %d = %q, want %q", tc.home, tc.p, tc.f, got, tc.want)
+		}
+	}
+	// Expanded, the path is resolved and confined as any other.
+	p := fsruntime.ExpandHomeIn(fsruntime.WindowsPaths, `C:\Users\me`, `~/notes.txt`)
+	if got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `C:\w`, p); err != nil || got != `C:\Users\me\notes.txt` {
+		t.Errorf("Abs(%q) on Windows = %q, %v", p, got, err)
+	}
+	if _, ok := fsruntime.WithinIn(fsruntime.WindowsPaths, `C:\w`, `C:\Users\me\notes.txt`); ok {
+		t.Error("the home directory matched a root it is not in")
+	}
+}
+
+func TestNamesDirFlavours(t *testing.T) {
+	for _, tc := range []struct {
+		f    fsruntime.PathFlavor
+		p    string
+		want bool
+	}{
+		{fsruntime.WindowsPaths, `C:\w\`, true},
+		{fsruntime.WindowsPaths, `C:/w/`, true},
+		{fsruntime.WindowsPaths, `sub\.`, true},
+		{fsruntime.WindowsPaths, `file:///C:/w/`, true},
+		{fsruntime.WindowsPaths, `a.txt`, false},
+		{fsruntime.WindowsPaths, `sub\..`, false},
+		{fsruntime.UnixPaths, `a\`, false},
+		{fsruntime.UnixPaths, `a/`, true},
+		{fsruntime.UnixPaths, `file:/w/`, true},
+		{fsruntime.UnixPaths, `a/.`, true},
+		{fsruntime.UnixPaths, `.`, false},
+	} {
+		if got := fsruntime.NamesDirIn(tc.f, tc.p); got != tc.want {
+			t.Errorf("NamesDir(%q) in flavour %d = %v, want %v", tc.p, tc.f, got, tc.want)
+		}
+	}
+	if _, err := fsruntime.AbsFileIn(fsruntime.WindowsPaths, `C:\w`, `a.txt\`); !errors.Is(err, fsruntime.ErrNotRegular) {
+		t.Errorf(`AbsFile(a.txt\) on Windows: %v, want ErrNotRegular`, err)
+	}
+}
+
+// TestCheckPathWindows: what every FS operation on Windows asks of its
+// path, whoever made it.
+func TestCheckPathWindows(t *testing.T) {
+	for p, want := range map[string]string{
+		`C:\w\a.txt`:     "",
+		`C:\`:            "",
+		`\\srv\share`:    "",
+		`\\srv\share\x`:  "",
+		`C:/w/a.txt`:     "not clean",
+		`C:\w\`:          "not clean",
+		`C:\w\..\x`:      "not clean",
+		`a.txt`:          "not absolute",
+		`\a.txt`:         "not absolute",
+		`C:a.txt`:        "not absolute",
+		`\\?\C:\w\a.txt`: "not absolute",
+		`C:\w\CON`:       "Windows reserves",
+		`C:\w\a:b`:       "alternate data stream",
+		`C:\w\a.`:        "dot or a space",
+	} {
+		err := fsruntime.CheckPathIn(fsruntime.WindowsPaths, p)
+		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, fs.ErrInvalid)) {
+			t.Errorf("checkPath(%q) on Windows = %v, want %q", p, err, want)
+		}
+	}
+}
+
+// A path matched to a root ignoring case is given to the editor as the
+// root spells it: on a file system that tells case, or folds it otherwise
+// (NTFS keeps the Kelvin sign apart from K), the path's own spelling of
+// the root part may name another directory, outside every root.
+func TestSpellTakesTheRootsSpelling(t *testing.T) {
+	for _, tc := range []struct {
+		f         fsruntime.PathFlavor
+		dir, p    string
+		want      string
+		wantMatch bool
+	}{
+		{fsruntime.DarwinPaths, "/Users/me/proj", "/users/ME/PROJ/src/a.txt", "/Users/me/proj/src/a.txt", true},
+		{fsruntime.DarwinPaths, "/Users/me/proj", "/USERS/me/proj", "/Users/me/proj", true},
+		{fsruntime.WindowsPaths, `C:\Users\me\work`, "C:\\users\\me\\wor\u212A\\x.ps1", `C:\Users\me\work\x.ps1`, true},
+		{fsruntime.WindowsPaths, `C:\w`, `c:/W/sub/A.txt`, `C:\w\sub/A.txt`, true},
+		{fsruntime.WindowsPaths, `C:\`, `c:\a.txt`, `C:\a.txt`, true},
+		{fsruntime.UnixPaths, "/w", "/w/a.txt", "/w/a.txt", true},
+		{fsruntime.UnixPaths, "/", "/a.txt", "/a.txt", true},
+		{fsruntime.UnixPaths, "/w", "/W/a.txt", "", false},
+		{fsruntime.DarwinPaths, "/w", "/w2/a.txt", "", false},
+	} {
+		got, ok := fsruntime.SpellIn(tc.f, tc.dir, tc.p)
+		if got != tc.want || ok != tc.wantMatch {
+			t.Errorf("spell(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, got, ok, tc.want, tc.wantMatch)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+//go:build !windows && !darwin
+
+package fsruntime
+
+// hostPaths is the path syntax of the running OS.
+const hostPaths = unixPaths

@@ -1,0 +1,664 @@
+package fsruntime_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+)
+
+// searchDisk returns a Disk on dir that can walk. Until the Disk walks by
+// itself, a fake supplies Walk over the local file system, after the same
+// roots check a Disk makes.
+func searchDisk(t *testing.T, opts fsruntime.DiskOptions, dir string) fsruntime.WalkFS {
+	t.Helper()
+	d := openDisk(t, opts, dir)
+	if w, ok := any(d).(fsruntime.WalkFS); ok {
+		return w
+	}
+	return fakeWalkDisk{d}
+}
+
+// fakeWalkDisk is a Disk with a Walk of filepath.WalkDir, which reports a
+// symlink it finds as one and never follows it. The root is resolved, as
+// WalkFS says, after the Disk's own roots check.
+type fakeWalkDisk struct{ *fsruntime.Disk }
+
+func (f fakeWalkDisk) Walk(ctx context.Context, root string, fn fsruntime.WalkFunc) error {
+	rootInfo := fsruntime.FileInfo{Name: filepath.Base(root), Path: root}
+	if err := f.Check(root); err != nil {
+		return fn(root, rootInfo, err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fn(root, rootInfo, &fs.PathError{Op: "walk", Path: root, Err: err})
+	}
+	err = filepath.WalkDir(real, func(p string, e fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return &fs.PathError{Op: "walk", Path: root, Err: cerr}
+		}
+		p = root + p[len(real):]
+		if err != nil {
+			return fn(p, fsruntime.FileInfo{Name: filepath.Base(p), Path: p}, err)
+		}
+		info, err := e.Info()
+		if err != nil {
+			return fn(p, fsruntime.FileInfo{Name: filepath.Base(p), Path: p}, err)
+		}
+		fi := fileInfo(p, info)
+		if p == root {
+			fi.Name = filepath.Base(root)
+		}
+		return fn(p, fi, nil)
+	})
+	if err == fs.SkipAll || err == fs.SkipDir {
+		err = nil
+	}
+	return err
+}
+
+func fileInfo(p string, info fs.FileInfo) fsruntime.FileInfo {
+	typ := fsruntime.TypeOther
+	switch m := info.Mode(); {
+	case m.IsRegular():
+		typ = fsruntime.TypeFile
+	case m.IsDir():
+		typ = fsruntime.TypeDirectory
+	case m&fs.ModeSymlink != 0:
+		typ = fsruntime.TypeSymlink
+	}
+	return fsruntime.FileInfo{Name: info.Name(), Path: p, Type: typ, Size: info.Size(), ModTime: info.ModTime(), Mode: info.Mode()}
+}
+
+// globPaths returns the paths of r's matches relative to dir.
+func globPaths(t *testing.T, dir string, r fsruntime.GlobResult) []string {
+	t.Helper()
+	out := []string{}
+	for _, m := range r.Matches {
+		rel, err := filepath.Rel(dir, m.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, filepath.ToSlash(rel))
+	}
+	return out
+}
+
+func TestGlob(t *testing.T) {
+	dir := realTempDir(t)
+	for _, f := range []string{
+		"a.go", "a-b.go", "B.go", "a/b.go", "a/c.txt", "a/d/e.go", "x.txt",
+		".hidden/h.go", "node_modules/m/m.go", ".git/g.go", "build/out.go", "src/build.go",
+	} {
+		writeFile(t, dir+"/"+f, "package x\n")
+	}
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		// Walk order: component by component, so a/... comes before a-b.go.
+		{"**/*.go", []string{".hidden/h.go", "B.go", "a/b.go", "a/d/e.go", "a-b.go", "a.go", "src/build.go"}},
+		{"*.go", []string{"B.go", "a-b.go", "a.go"}},
+		{"a/*", []string{"a/b.go", "a/c.txt", "a/d"}},
+		{"a/**", []string{"a", "a/b.go", "a/c.txt", "a/d", "a/d/e.go"}}, // as doublestar matches "a" itself
+		{"./a/*.go", []string{"a/b.go"}},
+		{"a/d/e.go", []string{"a/d/e.go"}},
+		{"**/e.go", []string{"a/d/e.go"}},
+		{"{a,src}/*.go", []string{"a/b.go", "src/build.go"}},
+		{"{a/d,x}*", []string{"a/d", "x.txt"}},
+		{"?.go", []string{"B.go", "a.go"}},
+		{"[ab]*.go", []string{"a-b.go", "a.go"}},
+		{"**/*.{txt,md}", []string{"a/c.txt", "x.txt"}},
+		{"nothing/**", []string{}},
+		{"*.rs", []string{}},
+		// Skipped directories only when the pattern names them.
+		{"node_modules/**/*.go", []string{"node_modules/m/m.go"}},
+		{"**/node_modules/**/*.go", []string{"node_modules/m/m.go"}},
+		{".git/*", []string{".git/g.go"}},
+		{"build/*.go", []string{"build/out.go"}},
+		{"**/build*", []string{"build", "src/build.go"}},
+		{"**/build/*", []string{"build/out.go"}},
+		{"**", []string{".hidden", ".hidden/h.go", "B.go", "a", "a/b.go", "a/c.txt", "a/d", "a/d/e.go", "a-b.go", "a.go", "src", "src/build.go", "x.txt"}},
+	}
+	for _, tc := range tests {
+		r, err := fsruntime.Glob(t.Context(), fsys, dir, tc.pattern, 0)
+		if err != nil {
+			t.Errorf("Glob(%q): %v", tc.pattern, err)
+			continue
+		}
+		if got := globPaths(t, dir, r); !slices.Equal(got, tc.want) {
+			t.Errorf("Glob(%q) = %q, want %q", tc.pattern, got, tc.want)
+		}
+		if r.Truncated {
+			t.Errorf("Glob(%q) truncated", tc.pattern)
+		}
+	}
+
+	// Types, and an absolute pattern, which ignores dir.
+	r, err := fsruntime.Glob(t.Context(), fsys, "/nowhere", dir+"/a/*", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, m := range r.Matches {
+		types = append(types, m.Name+":"+string(m.Type))
+	}
+	if want := []string{"b.go:file", "c.txt:file", "d:directory"}; !slices.Equal(types, want) {
+		t.Errorf("absolute Glob = %q, want %q", types, want)
+	}
+	// A subdirectory as dir.
+	r, err = fsruntime.Glob(t.Context(), fsys, dir+"/a", "**/*.go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := globPaths(t, dir, r), []string{"a/b.go", "a/d/e.go"}; !slices.Equal(got, want) {
+		t.Errorf("Glob in a/ = %q, want %q", got, want)
+	}
+	// Inside a skipped directory, given as dir.
+	r, err = fsruntime.Glob(t.Context(), fsys, dir+"/node_modules", "**/*.go", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := globPaths(t, dir, r), []string{"node_modules/m/m.go"}; !slices.Equal(got, want) {
+		t.Errorf("Glob in node_modules/ = %q, want %q", got, want)
+	}
+}
+
+func TestGlobCap(t *testing.T) {
+	dir := realTempDir(t)
+	for i := range 5 {
+		writeFile(t, fmt.Sprintf("%s/d/f%d.txt", dir, i), "x")
+	}
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	for _, tc := range []struct {
+		max       int
+		want      []string
+		truncated bool
+	}{
+		{3, []string{"d/f0.txt", "d/f1.txt", "d/f2.txt"}, true},
+		{5, []string{"d/f0.txt", "d/f1.txt", "d/f2.txt", "d/f3.txt", "d/f4.txt"}, false},
+		{6, []string{"d/f0.txt", "d/f1.txt", "d/f2.txt", "d/f3.txt", "d/f4.txt"}, false},
+	} {
+		r, err := fsruntime.Glob(t.Context(), fsys, dir, "**/*.txt", tc.max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := globPaths(t, dir, r); !slices.Equal(got, tc.want) || r.Truncated != tc.truncated {
+			t.Errorf("Glob max %d = %q truncated %v, want %q truncated %v", tc.max, got, r.Truncated, tc.want, tc.truncated)
+		}
+	}
+}
+
+func TestGlobErrors(t *testing.T) {
+	base := realTempDir(t)
+	dir := base + "/root"
+	writeFile(t, dir+"/f.txt", "x")
+	writeFile(t, base+"/outside/o.txt", "x")
+	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	for _, tc := range []struct {
+		dir, pattern string
+		want         error
+		text         string
+	}{
+		{dir, "[", fs.ErrInvalid, `invalid glob pattern "["`},
+		{dir, "{a,b", fs.ErrInvalid, "invalid glob pattern"},
+		{dir, "", fs.ErrInvalid, "empty"},
+		{dir + "/f.txt", "*", fs.ErrInvalid, "not a directory"},
+		{dir + "/link", "*", fs.ErrInvalid, "not a directory"}, // resolved to f.txt
+		{dir + "/missing", "*", fs.ErrNotExist, ""},
+		{dir + "/missing", "sub/*", fs.ErrNotExist, ""},
+		{base + "/outside", "*", fsruntime.ErrOutsideRoots, ""},
+		{dir, "../outside/*", fsruntime.ErrOutsideRoots, ""},
+		{dir, base + "/outside/*", fsruntime.ErrOutsideRoots, ""},
+		{dir, "/*", fsruntime.ErrOutsideRoots, ""},
+	} {
+		_, err := fsruntime.Glob(t.Context(), fsys, tc.dir, tc.pattern, 0)
+		if !errors.Is(err, tc.want) || !strings.Contains(fmt.Sprint(err), tc.text) {
+			t.Errorf("Glob(%s, %q) error %v, want %v containing %q", tc.dir, tc.pattern, err, tc.want, tc.text)
+		}
+	}
+	var pe *fsruntime.PatternError
+	if _, err := fsruntime.Glob(t.Context(), fsys, dir, "[", 0); !errors.As(err, &pe) || pe.Pattern != "[" {
+		t.Errorf("bad pattern error %v, want a PatternError", err)
+	}
+	// A literal prefix that names nothing, or a file, is no match.
+	for _, p := range []string{"missing/*.go", "missing/sub/**", "f.txt/*"} {
+		r, err := fsruntime.Glob(t.Context(), fsys, dir, p, 0)
+		if err != nil || len(r.Matches) != 0 {
+			t.Errorf("Glob(%q) = %v, %v; want no match", p, r.Matches, err)
+		}
+	}
+}
+
+// TestGlobPruning compares Glob, which skips directories that cannot
+// match, with matching every path of a tree.
+func TestGlobPruning(t *testing.T) {
+	dir := realTempDir(t)
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"a", "b", "ab", "src", "lib", "x.go", "y.txt", "a.b", "{c}", "c,d"}
+	var all []string
+	var gen func(rel string, depth int)
+	gen = func(rel string, depth int) {
+		for _, n := range names {
+			if rng.IntN(3) == 0 {
+				continue
+			}
+			p := n
+			if rel != "" {
+				p = rel + "/" + n
+			}
+			if depth < 3 && rng.IntN(2) == 0 && !strings.Contains(n, ".") {
+				if err := os.MkdirAll(dir+"/"+p, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, p)
+				gen(p, depth+1)
+			} else {
+				writeFile(t, dir+"/"+p, "x")
+				all = append(all, p)
+			}
+		}
+	}
+	gen("", 0)
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	patterns := []string{
+		"**", "*", "*/*", "**/*.go", "a/**", "a/**/x.go", "{a,b}/*", "{a/b,src}/**", "{a,{b,lib}}/*/*",
+		"**/a/*", "*/**/y.txt", "?/*", "[ab]/**/*.txt", "a*/b*", "**/{x.go,y.txt}", "src/*/lib/**",
+		`\{c\}/*`, "{c,d}/**", "*,d/*", "a/b/**/a/*", "**/**/x.go", "{,a}/x.go", "a/{,b/}x.go",
+	}
+	for _, pat := range patterns {
+		r, err := fsruntime.Glob(t.Context(), fsys, dir, pat, 100000)
+		if err != nil {
+			t.Errorf("Glob(%q): %v", pat, err)
+			continue
+		}
+		got := globPaths(t, dir, r)
+		var want []string
+		for _, p := range all {
+			if doublestar.MatchUnvalidated(pat, p) {
+				want = append(want, p)
+			}
+		}
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("Glob(%q):\n got %q\nwant %q", pat, got, want)
+		}
+	}
+}
+
+// grepLines renders matches as rel:line:text.
+func grepLines(t *testing.T, dir string, r fsruntime.GrepResult) []string {
+	t.Helper()
+	out := []string{}
+	for _, m := range r.Matches {
+		rel, err := filepath.Rel(dir, m.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, fmt.Sprintf("%s:%d:%s", filepath.ToSlash(rel), m.Line, m.Text))
+	}
+	return out
+}
+
+func TestGrep(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, dir+"/a.go", "package a\n\nfunc Hello() {}\nfunc hello() {}\n")
+	writeFile(t, dir+"/a/b.go", "package b\r\nfunc HELLO() {}\r\n// hello again")
+	writeFile(t, dir+"/a-b.txt", "hello text\n")
+	writeFile(t, dir+"/bin.dat", "hello\x00binary\n")
+	writeFile(t, dir+"/latin1.txt", "hello caf\xe9\n")
+	writeFile(t, dir+"/big.txt", strings.Repeat("hello big\n", 200))
+	writeFile(t, dir+"/node_modules/m.js", "hello dep\n")
+	writeFile(t, dir+"/.git/config", "hello git\n")
+	writeFile(t, dir+"/long.txt", "hello "+strings.Repeat("é", 400)+"\n")
+	writeFile(t, dir+"/kelvin.txt", "\u212Aelvin\nkelvin\n")
+	fsys := searchDisk(t, fsruntime.DiskOptions{MaxFileSize: 1000}, dir)
+	long := "long.txt:1:hello " + strings.Repeat("é", 247) + fsruntime.GrepLineCut
+
+	for _, tc := range []struct {
+		opts fsruntime.GrepOptions
+		want []string
+	}{
+		{fsruntime.GrepOptions{Pattern: "hello"}, []string{
+			"a/b.go:3:// hello again", "a-b.txt:1:hello text", "a.go:4:func hello() {}", long,
+		}},
+		{fsruntime.GrepOptions{Pattern: "hello", IgnoreCase: true}, []string{
+			"a/b.go:2:func HELLO() {}", "a/b.go:3:// hello again", "a-b.txt:1:hello text",
+			"a.go:3:func Hello() {}", "a.go:4:func hello() {}", long,
+		}},
+		{fsruntime.GrepOptions{Pattern: `^func \w+\(\) \{\}$`}, []string{
+			"a/b.go:2:func HELLO() {}", "a.go:3:func Hello() {}", "a.go:4:func hello() {}",
+		}},
+		{fsruntime.GrepOptions{Pattern: "(?i)h[e]llo", Include: "*.go"}, []string{
+			"a/b.go:2:func HELLO() {}", "a/b.go:3:// hello again", "a.go:3:func Hello() {}", "a.go:4:func hello() {}",
+		}},
+		{fsruntime.GrepOptions{Pattern: "hello", Include: "*.{txt,js}"}, []string{"a-b.txt:1:hello text", long}},
+		{fsruntime.GrepOptions{Pattern: "hello", Include: "a/*.go"}, []string{"a/b.go:3:// hello again"}},
+		{fsruntime.GrepOptions{Pattern: "hello", Include: "node_modules/*"}, []string{"node_modules/m.js:1:hello dep"}},
+		{fsruntime.GrepOptions{Pattern: "package"}, []string{"a/b.go:1:package b", "a.go:1:package a"}},
+		{fsruntime.GrepOptions{Pattern: "nothing"}, []string{}},
+		{fsruntime.GrepOptions{Pattern: "^$"}, []string{"a.go:2:"}},
+		{fsruntime.GrepOptions{Pattern: "kelvin", IgnoreCase: true}, []string{"kelvin.txt:1:\u212Aelvin", "kelvin.txt:2:kelvin"}},
+		{fsruntime.GrepOptions{Pattern: "KELVIN", IgnoreCase: true, Include: "kelvin.txt"}, []string{"kelvin.txt:1:\u212Aelvin", "kelvin.txt:2:kelvin"}},
+		{fsruntime.GrepOptions{Pattern: "hello", MaxResults: 2}, []string{"a/b.go:3:// hello again", "a-b.txt:1:hello text"}},
+	} {
+		for _, workers := range []int{1, 2, 8} {
+			opts := tc.opts
+			opts.Workers = workers
+			r, err := fsruntime.Grep(t.Context(), fsys, dir, opts)
+			if err != nil {
+				t.Errorf("Grep(%+v): %v", opts, err)
+				continue
+			}
+			if got := grepLines(t, dir, r); !slices.Equal(got, tc.want) {
+				t.Errorf("Grep(%+v) =\n%q, want\n%q", opts, got, tc.want)
+			}
+			if wantTrunc := tc.opts.MaxResults > 0; r.Truncated != wantTrunc {
+				t.Errorf("Grep(%+v) truncated %v", opts, r.Truncated)
+			}
+		}
+	}
+
+	r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "hello"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.SkippedBinary != 2 || r.SkippedLarge != 1 || r.Searched != 5 {
+		t.Errorf("searched %d, skipped %d binary and %d large; want 5, 2 and 1", r.Searched, r.SkippedBinary, r.SkippedLarge)
+	}
+	for _, m := range r.Matches {
+		if m.Cut != strings.HasSuffix(m.Text, fsruntime.GrepLineCut) {
+			t.Errorf("%s:%d: Cut %v for %q", m.Path, m.Line, m.Cut, m.Text)
+		}
+	}
+
+	// A file as root is searched alone, whatever include says.
+	r, err = fsruntime.Grep(t.Context(), fsys, dir+"/a.go", fsruntime.GrepOptions{Pattern: "func", Include: "*.txt"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := grepLines(t, dir, r), []string{"a.go:3:func Hello() {}", "a.go:4:func hello() {}"}; !slices.Equal(got, want) {
+		t.Errorf("Grep on a file = %q, want %q", got, want)
+	}
+	r, err = fsruntime.Grep(t.Context(), fsys, dir+"/bin.dat", fsruntime.GrepOptions{Pattern: "hello"})
+	if err != nil || len(r.Matches) != 0 || r.SkippedBinary != 1 {
+		t.Errorf("Grep on a binary file = %+v, %v; want it skipped", r, err)
+	}
+}
+
+// TestGrepLateInvalidUTF8 searches a file that is text by its first 8 KiB
+// and has invalid UTF-8 further on: lines are matched as the regexp reads
+// them (an invalid byte as U+FFFD), and come back as valid UTF-8.
+func TestGrepLateInvalidUTF8(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, dir+"/late.txt", strings.Repeat("filler line\n", 1000)+"caf\xe9 au lait\n")
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	for _, pat := range []string{"caf\uFFFD", "caf. au", "au lait"} {
+		r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := grepLines(t, dir, r), []string{"late.txt:1001:caf\uFFFD au lait"}; !slices.Equal(got, want) {
+			t.Errorf("grep %q = %q, want %q", pat, got, want)
+		}
+	}
+}
+
+func TestGrepCapAcrossFiles(t *testing.T) {
+	dir := realTempDir(t)
+	total := 0
+	for i := range 30 {
+		writeFile(t, fmt.Sprintf("%s/d%d/f.txt", dir, i%3), "")
+		writeFile(t, fmt.Sprintf("%s/d%d/f%02d.txt", dir, i%3, i), strings.Repeat("match\n", i%4))
+		total += i % 4
+	}
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	all, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "match", MaxResults: fsruntime.MaxGrepResults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if all.Truncated || len(all.Matches) != total {
+		t.Fatalf("%d matches, truncated %v; want %d", len(all.Matches), all.Truncated, total)
+	}
+	if !slices.IsSortedFunc(all.Matches, func(a, b fsruntime.GrepMatch) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return a.Line - b.Line
+	}) {
+		t.Error("matches are not sorted by path and line")
+	}
+	for _, n := range []int{1, 2, 3, 10, total - 1, total} {
+		for _, workers := range []int{1, 3} {
+			r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "match", MaxResults: n, Workers: workers})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(r.Matches, all.Matches[:n]) || r.Truncated != (n < total) {
+				t.Errorf("max %d: %d matches truncated %v, want the first %d", n, len(r.Matches), r.Truncated, n)
+			}
+		}
+	}
+	// The cap has a ceiling, and a default.
+	r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "^", MaxResults: 1 << 30})
+	if err != nil || len(r.Matches) != total {
+		t.Errorf("huge max: %d matches, %v", len(r.Matches), err)
+	}
+}
+
+func TestGrepErrors(t *testing.T) {
+	base := realTempDir(t)
+	dir := base + "/root"
+	writeFile(t, dir+"/f.txt", "x\n")
+	writeFile(t, base+"/outside/o.txt", "x\n")
+	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
+		t.Fatal(err)
+	}
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+	for _, tc := range []struct {
+		root string
+		opts fsruntime.GrepOptions
+		want error
+		text string
+	}{
+		{dir, fsruntime.GrepOptions{Pattern: "a("}, fs.ErrInvalid, `invalid regular expression "a(": missing closing ): ` + "`a(`"},
+		{dir, fsruntime.GrepOptions{Pattern: `\p{Nope}`}, fs.ErrInvalid, "invalid character class range"},
+		{dir, fsruntime.GrepOptions{Pattern: ""}, fs.ErrInvalid, "empty"},
+		{dir, fsruntime.GrepOptions{Pattern: "x", Include: "[a"}, fs.ErrInvalid, `invalid include pattern "[a"`},
+		{dir + "/missing", fsruntime.GrepOptions{Pattern: "x"}, fs.ErrNotExist, ""},
+		{base + "/outside", fsruntime.GrepOptions{Pattern: "x"}, fsruntime.ErrOutsideRoots, ""},
+		{base, fsruntime.GrepOptions{Pattern: "x"}, fsruntime.ErrOutsideRoots, ""},
+	} {
+		_, err := fsruntime.Grep(t.Context(), fsys, tc.root, tc.opts)
+		if !errors.Is(err, tc.want) || !strings.Contains(fmt.Sprint(err), tc.text) {
+			t.Errorf("Grep(%s, %+v) error %v, want %v containing %q", tc.root, tc.opts, err, tc.want, tc.text)
+		}
+	}
+	var pe *fsruntime.PatternError
+	if _, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "a("}); !errors.As(err, &pe) || pe.Pattern != "a(" {
+		t.Errorf("bad regexp error %v, want a PatternError", err)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := fsruntime.Grep(ctx, fsys, dir, fsruntime.GrepOptions{Pattern: "x"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Grep error %v, want context.Canceled", err)
+	}
+
+	// Without a way to read files, there is no grep.
+	if _, err := fsruntime.Grep(t.Context(), walkOnly{fsys}, dir, fsruntime.GrepOptions{Pattern: "x"}); !errors.Is(err, errors.ErrUnsupported) {
+		t.Errorf("Grep on a walk-only FS: %v, want errors.ErrUnsupported", err)
+	}
+}
+
+// walkOnly hides every method but Walk.
+type walkOnly struct{ w fsruntime.WalkFS }
+
+func (w walkOnly) Walk(ctx context.Context, root string, fn fsruntime.WalkFunc) error {
+	return w.w.Walk(ctx, root, fn)
+}
+
+// textOnly walks, and reads only with ReadTextFile.
+type textOnly struct {
+	walkOnly
+	fsruntime.FS
+}
+
+func TestGrepReadsThroughFS(t *testing.T) {
+	dir := realTempDir(t)
+	writeFile(t, dir+"/a.txt", "one\ntwo\n")
+	writeFile(t, dir+"/b.bin", "two\x00")
+	writeFile(t, dir+"/c.txt", strings.Repeat("two\n", 100))
+	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)
+	fsys := textOnly{walkOnly{searchDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)}, d}
+	r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: "two", MaxFileSize: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := grepLines(t, dir, r), []string{"a.txt:2:two"}; !slices.Equal(got, want) {
+		t.Errorf("Grep = %q, want %q", got, want)
+	}
+	if r.SkippedBinary != 1 || r.SkippedLarge != 1 {
+		t.Errorf("skipped %d binary and %d large, want 1 and 1", r.SkippedBinary, r.SkippedLarge)
+	}
+}
+
+// TestSearchNeverFollowsSymlinks runs both searches over a root whose
+// symlinks lead out of it: nothing outside may show.
+func TestSearchNeverFollowsSymlinks(t *testing.T) {
+	_, root := attackFixture(t)
+	fsys := searchDisk(t, fsruntime.DiskOptions{}, root)
+	g, err := fsruntime.Glob(t.Context(), fsys, root, "**", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range g.Matches {
+		if !strings.HasPrefix(m.Path, root+"/") {
+			t.Errorf("glob matched %s, outside the root", m.Path)
+		}
+		if strings.Contains(m.Path, "secret") {
+			t.Errorf("glob found %s through a symlink", m.Path)
+		}
+		if fi, _ := os.Lstat(m.Path); fi.Mode()&fs.ModeSymlink != 0 && m.Type != fsruntime.TypeSymlink {
+			t.Errorf("%s is a symlink, reported as %s", m.Path, m.Type)
+		}
+	}
+	for _, pat := range []string{"link_dir/*", "chain1/**", "parent_link/secret.txt", "proc_root/etc/*"} {
+		_, err := fsruntime.Glob(t.Context(), fsys, root, pat, 0)
+		if err == nil {
+			t.Errorf("Glob(%q) through a symlink: no error", pat)
+		}
+	}
+	for _, pat := range []string{"secret", "sibling", "outside"} {
+		r, err := fsruntime.Grep(t.Context(), fsys, root, fsruntime.GrepOptions{Pattern: pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Matches) != 0 {
+			t.Errorf("grep %q found %q", pat, grepLines(t, root, r))
+		}
+	}
+	r, err := fsruntime.Grep(t.Context(), fsys, root, fsruntime.GrepOptions{Pattern: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := grepLines(t, root, r), []string{"sub/ok.txt:1:ok"}; !slices.Equal(got, want) {
+		t.Errorf("grep ok = %q, want %q", got, want)
+	}
+	// A symlink given as the root is resolved, within the roots.
+	for _, link := range []string{"link_file", "link_dir", "link_rel", "chain1", "parent_link", "proc_root", "dev_zero", "loop_a"} {
+		if r, err := fsruntime.Grep(t.Context(), fsys, root+"/"+link, fsruntime.GrepOptions{Pattern: "secret"}); err == nil {
+			t.Errorf("grep in %s: no error, found %q", link, grepLines(t, root, r))
+		}
+		if r, err := fsruntime.Glob(t.Context(), fsys, root+"/"+link, "**", 0); err == nil {
+			t.Errorf("glob in %s: no error, found %v", link, r.Matches)
+		}
+	}
+	for _, link := range []string{"inner_ok", "sub/up_ok"} {
+		r, err := fsruntime.Grep(t.Context(), fsys, root+"/"+link, fsruntime.GrepOptions{Pattern: "ok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := grepLines(t, root, r), []string{link + ":1:ok"}; !slices.Equal(got, want) {
+			t.Errorf("grep in %s = %q, want %q", link, got, want)
+		}
+	}
+}
+
+// TestGrepMatchesRegexp compares Grep with running the regexp on every
+// line, for patterns that take each of its paths: a plain literal, a
+// folded one, a literal a regexp needs, and none.
+func TestGrepMatchesRegexp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	pieces := []string{"a", "b", "A", "B", "ab", "AB", "k", "K", "s", "S", "\u212A", "\u017F", "é", "É", "\n", "\r\n", "\r", " ", ".", "x1", "_"}
+	patterns := []string{
+		"ab", "AB", "a", "k", "s", "ks", "é", "a.b", "a\\.b", "(ab)+", "ab|ba", "^ab", "ab$", "b\\r", "a\\nb",
+		"(?i)ab", "(?i)k", "(?i)é", "(?i)s\\.", "x1", "(?i)X1_", "[ab]{2}", "a(b)?k", "^$", "^", "\\bab\\b", "(?i)a.b$",
+		"(?s)a.b", "(?m)^a", "a{2,}", "\\x{212A}", "é+", "_s",
+	}
+	for round := range 6 {
+		dir := realTempDir(t)
+		fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
+		var files [][]string // the lines of each file, in walk order
+		for i := range 50 {
+			var sb strings.Builder
+			for range rng.IntN(60) {
+				sb.WriteString(pieces[rng.IntN(len(pieces))])
+			}
+			writeFile(t, fmt.Sprintf("%s/f%02d.txt", dir, i), sb.String())
+			files = append(files, strings.SplitAfter(sb.String(), "\n"))
+		}
+		for _, pat := range patterns {
+			for _, fold := range []bool{false, true} {
+				expr := pat
+				if fold {
+					expr = "(?i)" + pat
+				}
+				re := regexp.MustCompile(expr)
+				want := []string{}
+				for i, lines := range files {
+					for n, l := range lines {
+						if l == "" {
+							continue
+						}
+						l = strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r")
+						if re.MatchString(l) {
+							want = append(want, fmt.Sprintf("f%02d.txt:%d:%s", i, n+1, l))
+						}
+					}
+				}
+				r, err := fsruntime.Grep(t.Context(), fsys, dir, fsruntime.GrepOptions{Pattern: pat, IgnoreCase: fold, MaxResults: fsruntime.MaxGrepResults})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Truncated {
+					t.Fatalf("round %d, pattern %q: truncated", round, expr)
+				}
+				if got := grepLines(t, dir, r); !slices.Equal(got, want) {
+					for i := range min(len(got), len(want)) {
+						if got[i] != want[i] {
+							t.Fatalf("round %d, pattern %q: first difference at result %d: got %q, want %q", round, expr, i, got[i], want[i])
+						}
+					}
+					t.Fatalf("round %d, pattern %q: %d results, want %d", round, expr, len(got), len(want))
+				}
+			}
+		}
+	}
+}

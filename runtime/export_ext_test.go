@@ -1,4 +1,0 @@
-package runtime
-
-// HashTextReader exposes the streaming text hash to the external tests.
-var HashTextReader = hashText

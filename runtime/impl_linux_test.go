@@ -1,6 +1,0 @@
-//go:build linux && !acpfs_portable
-
-package runtime
-
-// wantImpls are Linux's own mechanisms.
-var wantImpls = [3]string{"O_TMPFILE", "getdents64", "renameat2"}

@@ -1,6 +1,0 @@
-//go:build !linux || acpfs_portable
-
-package runtime
-
-// wantImpls are the portable mechanisms.
-var wantImpls = [3]string{"named", "Readdirnames", "os.Root.Rename"}

@@ -1,8 +1,0 @@
-//go:build !linux
-
-package runtime_test
-
-import "errors"
-
-// mkNullDevice is not tried here: device numbers differ between systems.
-func mkNullDevice(string) error { return errors.ErrUnsupported }

@@ -1,6 +1,0 @@
-//go:build !windows && !darwin
-
-package runtime
-
-// hostPaths is the path syntax of the running OS.
-const hostPaths = unixPaths

@@ -1,4 +1,0 @@
-package runtime
-
-// hostPaths is the path syntax of the running OS.
-const hostPaths = windowsPaths

@@ -6,7 +6,7 @@
 //
 // [NewServer] builds an mcp-go server for a [Files]: the tools
 // read_text_file, write_text_file and edit_text_file (tools.go,
-// tools_edit.go), which go through the session's [runtime.FS] and so
+// tools_edit.go), which go through the session's [fsruntime.FS] and so
 // through the editor where it serves them; read_media_file, get_file_info,
 // list_directory, directory_tree, create_directory, move_file and
 // delete_file (tools_files.go) and glob and grep (tools_search.go), which
@@ -15,7 +15,7 @@
 // watch.go). A read-only session has no tool that changes files. Every tool
 // has an output schema and fills structuredContent. Tool arguments are
 // checked against their input schemas by mcp-go; relative paths resolve
-// against the session's working directory with [runtime.Abs]. A file
+// against the session's working directory with [fsruntime.Abs]. A file
 // failure is an MCP tool result with isError set, never a JSON-RPC error;
 // errors.go is the one place that turns Go errors into tool results.
 //
@@ -38,7 +38,7 @@
 //
 // A [Bridge] holds the connection to the editor and what the editor
 // advertised at initialize. For each ACP session it opens a [Session]: a
-// [runtime.Router] confined to the session's cwd, additional directories
+// [fsruntime.Router] confined to the session's cwd, additional directories
 // and configured roots, which sends each operation to the editor's
 // fs/read_text_file or fs/write_text_file where advertised and to disk
 // otherwise, with its own MCP server. A model reaches that server

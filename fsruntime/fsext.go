@@ -17,7 +17,7 @@ import (
 // HashTextFile, which hashes what the route reads. The editor backend
 // implements none. Callers test for them with a type assertion, as io/fs
 // does for ReadFileFS. The conformance kit checks them with
-// runtimetest.TestFSExt.
+// fsruntimetest.TestFSExt.
 //
 // Paths are absolute and clean, as for FS, and errors are *fs.PathError
 // values in the same vocabulary. A path argument is resolved as FS resolves

@@ -1,5 +1,5 @@
-// Package runtimetest implements support for testing implementations and
-// users of [runtime.FS], as testing/fstest does for io/fs.
+// Package fsruntimetest implements support for testing implementations and
+// users of [fsruntime.FS], as testing/fstest does for io/fs.
 //
 // [TestFS] is the conformance kit every backend runs: the disk, the editor
 // (through a fake editor), the router and [MemFS] itself. It creates all of
@@ -14,12 +14,12 @@
 //   - line ranges follow Zed's fs/read_text_file: line is 1-based and 0
 //     means 1, limit <= 0 means to the end, whole lines come back with
 //     their terminators, and a start line past the end is an error
-//     wrapping [runtime.ErrPastEnd];
+//     wrapping [fsruntime.ErrPastEnd];
 //   - errors are *fs.PathError values naming the requested path and
 //     matching the right sentinel: fs.ErrNotExist for a missing file,
 //     fs.ErrInvalid (or fs.ErrPermission) for a relative, unclean or NUL
-//     path, [runtime.ErrBinary] for content that is not text,
-//     [runtime.ErrNotRegular] for a directory, and the context's error for
+//     path, [fsruntime.ErrBinary] for content that is not text,
+//     [fsruntime.ErrNotRegular] for a directory, and the context's error for
 //     a cancelled call;
 //   - concurrent reads agree and concurrent writes all land.
 //
@@ -33,7 +33,7 @@
 // way to make one, and [TestRootsExt] checks that they keep to the roots
 // and never move or remove a root itself.
 //
-// [MemFS] is an in-memory reference implementation of [runtime.FS], and
+// [MemFS] is an in-memory reference implementation of [fsruntime.FS], and
 // [SliceLines] the reference implementation of the line semantics on a
 // string. [ExtMemFS] adds the optional interfaces to a MemFS; MemFS alone
 // has none of them, so that callers' fallbacks can be tested too.

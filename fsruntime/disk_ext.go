@@ -363,13 +363,11 @@ type diskWalker struct {
 }
 
 // visit reports the entry at rel (path to the caller), described by info,
-// and walks below it if it is a directory; it follows fs.WalkDir.
-//
-// A directory's names are read whole, but its entries are described one
-// at a time, by lstat relative to the open directory, as the walk reaches
-// them: a directory of any size costs its names only. Its descriptor is
-// closed before the walk goes into a subdirectory, and opened again after
-// (if it is still the same directory).
+// and walks below it if it is a directory; it follows fs.WalkDir. A
+// directory's entries are described one at a time, as the walk reaches
+// them, and its descriptor is closed before the walk goes into a
+// subdirectory and opened again after (if it is still the same
+// directory); see DESIGN.md, "Disk.Walk".
 func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
 	fi := newFileInfo(path, info)
 	if err := w.fn(path, fi, nil); err != nil || !info.IsDir() {

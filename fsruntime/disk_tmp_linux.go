@@ -22,10 +22,8 @@ const tmpImpl = "O_TMPFILE"
 // once through the root's os.Root (which refuses a path that leads out of
 // the root) and then used by its descriptor alone: every step of the write
 // is a system call relative to it on a single name (never a path) that is
-// not followed if it is a symlink. So the write stays in the directory
-// that os.Root opened, and costs a dozen system calls: open the
-// directory; lstat the target; open the temporary file; chmod, write and
-// sync it; link and rename it; sync the directory; close both.
+// not followed if it is a symlink. See DESIGN.md, "Writes in one open
+// directory".
 type parentDir struct {
 	f  *os.File // keeps fd open
 	fd int

@@ -1,5 +1,7 @@
-// Package fsruntimetest implements support for testing implementations and
-// users of [fsruntime.FS], as testing/fstest does for io/fs.
+// Package fsruntimetest supports testing implementations of [fsruntime.FS].
+//
+// It supports testing implementations and users of [fsruntime.FS], as
+// testing/fstest does for io/fs.
 //
 // [TestFS] is the conformance kit every backend runs: the disk, the editor
 // (through a fake editor), the router and [MemFS] itself. It creates all of

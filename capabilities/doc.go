@@ -1,11 +1,12 @@
-// Package capabilities decodes what the two ACP peers of mcp-acpfs advertise
-// in initialize, and decides where each file operation goes.
+// Package capabilities decodes ACP capabilities and routes file operations.
 //
-// The client (the editor) advertises fs.readTextFile, fs.writeTextFile and
-// terminal in the initialize params; [ParseInitializeRequest] reads them into
-// a [Client]. The agent advertises loadSession, mcpCapabilities and
-// sessionCapabilities in the initialize result; [ParseInitializeResponse]
-// reads them into an [Agent].
+// It decodes what the two ACP peers of mcp-acpfs advertise in initialize,
+// and decides where each file operation goes. The client (the editor)
+// advertises fs.readTextFile, fs.writeTextFile and terminal in the
+// initialize params; [ParseInitializeRequest] reads them into a [Client].
+// The agent advertises loadSession, mcpCapabilities and sessionCapabilities
+// in the initialize result; [ParseInitializeResponse] reads them into an
+// [Agent].
 //
 // Decoding is lenient, as the ACP schema's x-deserialize-default-on-error
 // asks: a capability that is missing, null or malformed ("readTextFile":"yes",
@@ -13,7 +14,9 @@
 // Member names match exactly, as they do in ACP's own SDKs. Every decoded
 // capability keeps the JSON it was decoded from in a Raw field, unknown
 // members and _meta included, so a proxy can inspect it or forward it
-// unchanged.
+// unchanged. The types' UnmarshalJSON methods decode the same way, so that
+// the types can sit in a caller's own message structs; those of the
+// capability types never fail.
 //
 // [Decide] maps a [Policy], an [Operation] and the client's capabilities to a
 // [Route]. It never routes to the editor a method the editor did not

@@ -166,8 +166,8 @@ func notObject(what string, raw []byte) error {
 	return fmt.Errorf("capabilities: %s: not a JSON object", what)
 }
 
-// The parse functions below own b, which they keep as Raw.
-
+// parseClient decodes a client's capabilities. It and the other parse
+// functions below own b, which they keep as Raw.
 func parseClient(b json.RawMessage) Client {
 	o := parseObject(b)
 	return Client{FS: parseFS(o["fs"]), Terminal: o.flag("terminal"), Raw: b}
@@ -214,9 +214,6 @@ func parseImplementation(b json.RawMessage) Implementation {
 	o := parseObject(b)
 	return Implementation{Name: o.str("name"), Title: o.str("title"), Version: o.str("version"), Raw: b}
 }
-
-// The UnmarshalJSON methods let the types sit in a caller's own message
-// structs. Those of the capability types never fail.
 
 // UnmarshalJSON decodes b leniently. It never fails.
 func (c *Client) UnmarshalJSON(b []byte) error { *c = parseClient(bytes.Clone(b)); return nil }

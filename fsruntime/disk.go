@@ -46,16 +46,13 @@ type DiskOptions struct {
 	NoSync bool
 }
 
-// Disk is an FS on local disk, confined to a set of root directories.
-//
-// Each root is opened once as an [os.Root]. A path is first matched to the
-// root that contains it, component by component (never by string prefix),
-// and the remainder is then resolved by os.Root, which refuses any symlink
-// or ".." that leads out of the root at the time of the operation, so there
-// is no window between a check and the open.
-//
-// A regular file with more than one name (hard links) is refused to the
-// operations on its content unless [DiskOptions.AllowHardLinks] is set.
+// Disk is an FS on local disk, confined to a set of root directories,
+// each opened once as an [os.Root]. A path is matched to the root that
+// contains it component by component (never by string prefix), and the
+// rest is resolved by os.Root, which refuses any symlink or ".." that leads
+// out of the root at the time of the operation. A regular file with more
+// than one name (hard links) is refused to the operations on its content
+// unless [DiskOptions.AllowHardLinks] is set. See DESIGN.md, "Confinement".
 type Disk struct {
 	roots     []*diskRoot // fixed once opened
 	max       int64
@@ -445,14 +442,13 @@ func (c ctxReader) Read(p []byte) (int, error) {
 }
 
 // WriteTextFile implements [FS]. It creates the file and its missing parent
-// directories, and replaces the file atomically: the content goes to a
-// temporary file in the same directory, which is synced (unless
-// [DiskOptions.NoSync]) and renamed over the target. A crash leaves the old
-// or the new content, never a mix. An existing file keeps its permission
-// bits; on Windows, which has none to keep, a read-only file or one held
-// by another process is refused ([ErrReadOnly], [ErrInUse]). A symlink is
-// followed to its target when that stays inside the root; the link itself
-// is kept.
+// directories, and replaces the file atomically: a temporary file in the
+// same directory, synced unless [DiskOptions.NoSync], is renamed over it,
+// so a crash leaves the old or the new content, never a mix. An existing
+// file keeps its permission bits; on Windows, which has none to keep, a
+// read-only file or one held by another process is refused ([ErrReadOnly],
+// [ErrInUse]). A symlink is followed to its target when that stays inside
+// the root; the link itself is kept.
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}
@@ -536,17 +532,12 @@ type node struct {
 
 // openTarget finds the file that a write to rel replaces, following
 // symlinks at the final component within the root, and opens the directory
-// that holds it (see openParent), creating that directory and its missing
-// parents first if it is missing. It returns the open directory, the
-// file's name in it (a single component), and what the name is now: a
-// regular file, or nothing yet. A link target is joined lexically to the
-// link's directory, and os.Root refuses a result that leads out of the
-// root when that directory is opened.
-//
-// Every later step of the write works on the open directory and the
-// single name in it, so the write cannot be redirected once the directory
-// is open: the file is checked, its temporary file created and the rename
-// made in that one directory.
+// that holds it (see openParent), creating it and its missing parents if
+// need be. It returns the open directory, the file's name in it (a single
+// component), and what the name is now: a regular file, or nothing yet. A
+// link target is joined lexically to the link's directory; os.Root refuses
+// a result that leads out of the root when that directory is opened. See
+// DESIGN.md, "Writes in one open directory".
 func (r *diskRoot) openTarget(rel string) (*parentDir, string, node, error) {
 	for range maxLinks {
 		// rel is clean and does not lead out of the root (locate and

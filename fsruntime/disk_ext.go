@@ -18,12 +18,11 @@ import (
 	"unicode/utf8"
 )
 
-// The optional interfaces, on disk. Every operation goes through the
+// Disk implements the optional interfaces. Every operation goes through the
 // os.Root of the root that holds its path, as ReadTextFile and
 // WriteTextFile do, so nothing here compares path strings to decide what
 // may be touched, and a symlink that leads out of a root is refused by
 // os.Root at the moment of the operation.
-
 var (
 	_ StatFS   = (*Disk)(nil)
 	_ DirFS    = (*Disk)(nil)
@@ -325,16 +324,11 @@ func (d *Disk) mkdirErr(op, path string, err error) error {
 }
 
 // Walk implements [WalkFS]. The root is resolved through os.Root (a
-// symlink there is followed within the root); below it, each directory is
-// opened through os.Root and read with its entries described by lstat
-// relative to the open directory, and a symlink is reported, never
-// followed. A directory is opened only if it is still the one that was
-// described: one swapped for a symlink or another directory meanwhile is
-// reported as an error instead of being read. A directory's names are
-// read whole and its entries described as the walk reaches them, so a
-// large directory costs its names only; and it is closed while the walk is
-// below it, so a deep tree holds no file descriptors. ctx is checked
-// before each entry.
+// symlink there is followed within the root); below it, a symlink is
+// reported, never followed. A directory is read only if it is still the
+// one that was described: one swapped for a symlink or another directory
+// meanwhile is reported as an error. ctx is checked before each entry.
+// See DESIGN.md, "Disk.Walk".
 func (d *Disk) Walk(ctx context.Context, root string, fn WalkFunc) error {
 	err := d.walk(ctx, root, fn)
 	if err == fs.SkipDir || err == fs.SkipAll {
@@ -369,13 +363,11 @@ type diskWalker struct {
 }
 
 // visit reports the entry at rel (path to the caller), described by info,
-// and walks below it if it is a directory; it follows fs.WalkDir.
-//
-// A directory's names are read whole, but its entries are described one
-// at a time, by lstat relative to the open directory, as the walk reaches
-// them: a directory of any size costs its names only. Its descriptor is
-// closed before the walk goes into a subdirectory, and opened again after
-// (if it is still the same directory).
+// and walks below it if it is a directory; it follows fs.WalkDir. A
+// directory's entries are described one at a time, as the walk reaches
+// them, and its descriptor is closed before the walk goes into a
+// subdirectory and opened again after (if it is still the same
+// directory); see DESIGN.md, "Disk.Walk".
 func (w *diskWalker) visit(rel, path string, info fs.FileInfo) error {
 	fi := newFileInfo(path, info)
 	if err := w.fn(path, fi, nil); err != nil || !info.IsDir() {
@@ -470,20 +462,14 @@ func (w *diskWalker) openNames(rel string, want fs.FileInfo) (*os.Root, []string
 	return dir, names, err
 }
 
-// Move implements [MoveFS] with one rename between the handles of the two
-// parent directories, each opened through the os.Root of its path's root,
-// so neither side can be redirected out of the roots, and src and dst may
-// be in different roots. Without overwrite the rename itself refuses an
-// existing dst (renameat2 with RENAME_NOREPLACE, where the platform and
-// file system have it), so a dst created meanwhile is never replaced.
-// Elsewhere dst is looked up first, and within one root the rename is
-// os.Root's (see the portable renameIn); Windows cannot move a directory
-// or symlink between two roots.
-//
-// When src and dst are on different file systems, a regular file is copied
-// to a synced temporary file beside dst, renamed into place, and then
-// removed from src; a directory or symlink is refused with an error
-// wrapping errors.ErrUnsupported.
+// Move implements [MoveFS] with one rename between the two parent
+// directories, each opened through its root's os.Root, so src and dst may
+// be in different roots and neither can be redirected out of them. Without
+// overwrite an existing dst is refused. Across file systems a regular file
+// is copied to a synced temporary file beside dst, renamed into place, and
+// then removed from src; a directory or symlink is refused with an error
+// wrapping errors.ErrUnsupported, as it is between two roots on Windows.
+// See DESIGN.md, "Disk.Move without overwrite".
 func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error {
 	const op = "move"
 	sr, srel, err := d.begin(ctx, op, src)

@@ -22,10 +22,8 @@ const tmpImpl = "O_TMPFILE"
 // once through the root's os.Root (which refuses a path that leads out of
 // the root) and then used by its descriptor alone: every step of the write
 // is a system call relative to it on a single name (never a path) that is
-// not followed if it is a symlink. So the write stays in the directory
-// that os.Root opened, and costs a dozen system calls: open the
-// directory; lstat the target; open the temporary file; chmod, write and
-// sync it; link and rename it; sync the directory; close both.
+// not followed if it is a symlink. See DESIGN.md, "Writes in one open
+// directory".
 type parentDir struct {
 	f  *os.File // keeps fd open
 	fd int
@@ -99,30 +97,21 @@ func (p *parentDir) readlink(name string) (string, error) {
 
 // The syncs of a write, in variables so that a test can count them.
 var (
-	// syncFile makes a temporary file's data durable before the rename.
-	// fdatasync is fsync less the metadata that reading the data back
-	// does not need (the times): the inode of a file whose size has
-	// just changed, as a new file's has, is written all the same, and
-	// with it the permission bits, which fchmod set before the data was
-	// written. What comes after the sync, the link that names the file
-	// and the rename, fsync would not cover either: the directory's sync
-	// does.
+	// syncFile makes a temporary file's data durable before the rename:
+	// fdatasync, which is enough (see DESIGN.md, "fdatasync").
 	syncFile = unix.Fdatasync
 	// syncDir makes the rename durable.
 	syncDir = unix.Fsync
 )
 
-// replace writes content to a new file in p and renames it over name:
-// the temporary file has no name while it is written (O_TMPFILE, see
-// openUnnamed) and is named beside name (tempName) only for the rename,
-// so a process killed in the middle of a write leaves the old content
-// and nothing else. Where the file system has no O_TMPFILE the temporary
-// file is named from the start, and such a kill leaves it behind.
-//
-// perm is the new file's permission bits; keep says to set them exactly
-// (those of the file replaced), not less the umask. With sync, the file's
-// data is synced before the rename and the directory after it. rules are
-// Linux's own (hostRules): the rename is renameat on p's descriptor.
+// replace writes content to a new file in p and renames it over name. The
+// file has no name while it is written (O_TMPFILE, see openUnnamed) and is
+// named beside name (tempName) only for the rename, so a process killed
+// mid-write leaves the old content and nothing else; without O_TMPFILE it
+// is named from the start, and such a kill leaves it behind. perm is the
+// new file's permission bits; keep sets them exactly (the replaced file's),
+// not less the umask. sync syncs the data before the rename and the
+// directory after. rules are hostRules: the rename is renameat on p's fd.
 func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool, rules replaceRules) (err error) {
 	tmp := "" // the temporary file's name, once it has one
 	fd, err := p.openUnnamed(perm)

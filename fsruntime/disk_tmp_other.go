@@ -64,13 +64,11 @@ var (
 
 // replace writes content to a new temporary file beside name (tempName)
 // and renames it over name (rules.place). Only Linux has files without a
-// name (O_TMPFILE): here the temporary file is named from the start, and
-// a process killed in the middle of a write leaves it behind.
-//
-// perm is the new file's permission bits; keep says to set them exactly
-// (those of the file replaced), not less the umask. With sync, the file is
-// synced before the rename and, where rules allow, the directory after it.
-// The temporary file is removed if the write fails.
+// name (O_TMPFILE): here a process killed mid-write leaves it behind. perm
+// is the new file's permission bits; keep sets them exactly (those of the
+// file replaced), not less the umask. With sync, the file is synced before
+// the rename and, where rules allow, the directory after it. The temporary
+// file is removed if the write fails.
 func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.FileMode, keep, sync bool, rules replaceRules) (err error) {
 	tmp := tempName(name)
 	f, err := p.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)

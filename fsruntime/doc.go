@@ -6,12 +6,6 @@
 // client's fs/read_text_file and fs/write_text_file. A [Router] picks one of
 // them per operation from what the client advertised.
 //
-// Optional interfaces ([StatFS], [DirFS], [WalkFS], [MoveFS], [BinaryFS],
-// [HashFS]) extend an FS with metadata, listing, walking, moving, removing
-// and binary reads, as io/fs's optional interfaces extend fs.FS. Disk
-// implements them all within its roots; the Router sends them to disk,
-// except HashTextFile, which hashes what its read route sees.
-//
 // Both backends share one set of semantics, checked by the conformance kit in
 // package fsruntimetest:
 //
@@ -27,4 +21,54 @@
 // errors.ErrUnsupported, a context error, or one of this package's own
 // sentinels, which themselves wrap the closest io/fs sentinel. Callers
 // classify errors with errors.Is and never by message.
+//
+// # Optional interfaces
+//
+// Optional interfaces ([StatFS], [DirFS], [WalkFS], [MoveFS], [BinaryFS],
+// [HashFS]) extend an FS beyond what ACP's fs methods offer: metadata,
+// listing, walking, moving, removing and binary reads, as io/fs's optional
+// interfaces extend fs.FS. Callers test for them with a type assertion, as
+// io/fs does for ReadFileFS. Disk implements them all within its roots; the
+// Router sends them to disk (ACP has no method for any of them), except
+// HashTextFile, which hashes what its read route sees. The editor backend
+// implements none. The conformance kit checks them with
+// fsruntimetest.TestFSExt.
+//
+// Their paths are absolute and clean, as for FS, and their errors are
+// *fs.PathError values in the same vocabulary. A path argument is resolved
+// as FS resolves it: a symlink on the way, the last component included, is
+// followed as long as it stays inside the roots. The exceptions are named
+// in their docs: Stat, Move and Remove act on a final symlink itself, and
+// Walk and ReadDir never follow a symlink they find.
+//
+// # Paths
+//
+// [Abs] resolves a path argument for a session, without touching the file
+// system, in the running OS's syntax:
+//
+//   - A file URI with no host or the host localhost (file:///abs,
+//     file://localhost/abs, file:/abs) stands for its percent-decoded
+//     path; one with another host, user information, a query or a
+//     fragment, or without an absolute path, is refused. In a plain path
+//     % is just a character.
+//   - An absolute path is cleaned; a relative one is joined to the working
+//     directory. A trailing separator is dropped with the cleaning.
+//   - The result is absolute, clean, free of NUL bytes, with no name longer
+//     than 255 bytes (NAME_MAX) or that the OS would not keep as written,
+//     and shorter than 4096 bytes (PATH_MAX). Anything else is a
+//     *fs.PathError (op "resolve", the path as given) that wraps
+//     fs.ErrInvalid and names the cause.
+//
+// [AbsFile] also refuses a path that names a directory; a leading ~ is a
+// name until [ExpandHome] expands it; the FS, not Abs, checks the roots.
+//
+// # Search
+//
+// [Glob] and [Grep] walk a [WalkFS] in its lexical order and never follow a
+// symlink they find: a link may match a glob as an entry, but is not
+// descended into, and grep never reads through one. The directory or file
+// to search is resolved as any path argument is: a symlink given as the
+// path is followed, within the roots. Results come in walk order, which is
+// sorted by path component by component (a directory's entries come right
+// after the directory, so "a/b" sorts before "a.txt").
 package fsruntime

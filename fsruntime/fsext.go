@@ -10,22 +10,6 @@ import (
 	"unsafe"
 )
 
-// The optional interfaces below extend an [FS] beyond what ACP's fs methods
-// offer: metadata, listing, walking, moving, removing and binary reads. The
-// disk backend implements them all, within its roots; a [Router] implements
-// them by going to disk (ACP has no method for any of them), except
-// HashTextFile, which hashes what the route reads. The editor backend
-// implements none. Callers test for them with a type assertion, as io/fs
-// does for ReadFileFS. The conformance kit checks them with
-// fsruntimetest.TestFSExt.
-//
-// Paths are absolute and clean, as for FS, and errors are *fs.PathError
-// values in the same vocabulary. A path argument is resolved as FS resolves
-// it: a symlink on the way, the last component included, is followed as
-// long as it stays inside the roots. The exceptions are named below: Stat,
-// Move and Remove act on a final symlink itself, and Walk and ReadDir never
-// follow a symlink they find.
-
 // A FileType is what a directory entry is.
 type FileType string
 

@@ -30,23 +30,13 @@ type invalid struct{ err error }
 func (e invalid) Error() string { return e.err.Error() }
 func (e invalid) Unwrap() error { return fs.ErrInvalid }
 
-// Abs resolves p for a session whose working directory is workDir, without
-// touching the file system, in the running OS's syntax ([pathFlavor]):
-//
-//   - A file URI with no host or the host localhost (file:///abs,
-//     file://localhost/abs, file:/abs) stands for its percent-decoded
-//     path; one with another host, user information, a query or a
-//     fragment, or without an absolute path, is refused. In a plain path
-//     % is just a character.
-//   - An absolute path is cleaned; a relative one is joined to workDir.
-//
-// The result is absolute, clean, free of NUL bytes, with no name longer
-// than 255 bytes (NAME_MAX) or that the OS would not keep as written, and
-// shorter than 4096 bytes (PATH_MAX). Anything else is a *fs.PathError (op
-// "resolve", the path as given) that wraps fs.ErrInvalid and names the
-// cause. A trailing separator is dropped with the cleaning; use [AbsFile]
-// where the path must name a file. Abs does not check roots; the FS does.
-// A leading ~ is a name here: see [ExpandHome].
+// Abs resolves p for a session whose working directory is workDir, in the
+// running OS's syntax ([pathFlavor]), without touching the file system: a
+// file URI, an absolute path or one relative to workDir becomes an
+// absolute, clean path, by the rules of "Paths" in the package doc.
+// Anything else is a *fs.PathError (op "resolve") that wraps fs.ErrInvalid
+// and names the cause. Abs does not check roots; the FS does. Use [AbsFile]
+// where the path must name a file; a leading ~ is a name: see [ExpandHome].
 func Abs(workDir, p string) (string, error) { return hostPaths.abs(workDir, p) }
 
 // abs is [Abs] in the syntax of f.

@@ -6,9 +6,6 @@ import (
 	"strings"
 )
 
-// Windows path syntax, for windowsPaths. Pure: it runs and is tested on
-// any OS.
-
 // winKind is what a Windows path is relative to.
 type winKind uint8
 

@@ -18,15 +18,13 @@ import (
 var ErrNotAdvertised = &sentinel{"the editor did not advertise this fs method, and the route policy forbids disk", errors.ErrUnsupported}
 
 // Router is a session's FS: it sends each operation to the editor or to
-// disk, as the client's capabilities and the route policy decide. Before
-// anything is sent on either route, the path must lie inside the session's
-// roots (Disk's roots), following symlinks that exist on disk.
-//
-// The editor is the overlay (its unsaved buffers), disk the fallback, as in
-// gopls's overlay file system. An editor that advertised a method but
+// disk, as the client's capabilities and the route policy decide, once the
+// path is found inside the session's roots (Disk's roots, following
+// symlinks that exist on disk). An editor that advertised a method but
 // answers it with "method not found" is not asked again for that method in
 // this session: the Router falls back to disk and logs it once. No other
-// editor error falls back; a path the editor refuses stays refused.
+// editor error falls back; a path the editor refuses stays refused. See
+// DESIGN.md, "Router".
 type Router struct {
 	disk   *Disk
 	editor FS

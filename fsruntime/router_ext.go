@@ -7,10 +7,9 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 )
 
-// The optional interfaces on a Router. ACP has no method for any of them,
-// so each goes to disk, where Disk enforces the roots, except HashTextFile,
-// which hashes what the read route sees.
-
+// Router implements the optional interfaces. ACP has no method for any of
+// them, so each goes to disk, where Disk enforces the roots, except
+// HashTextFile, which hashes what the read route sees.
 var (
 	_ StatFS   = (*Router)(nil)
 	_ DirFS    = (*Router)(nil)

@@ -9,18 +9,6 @@ import (
 	"time"
 )
 
-// Stale buffers.
-//
-// An editor reloads a buffer some time after the file changes on disk, so
-// a read through it just after a shell changed the file can return the old
-// text. The Router compares each read through the editor with the file on
-// disk: one open and stat, and one read that stops as soon as the two
-// cannot match (nothing when the file is shorter than the text; at most
-// the text's length when the sizes are equal; about twice that for a
-// match of line endings alone). When they differ and the file was
-// modified within [ReloadOptions.Window], it asks the editor again, with
-// short waits, until the two agree or [ReloadOptions.Bound] has passed.
-
 // Defaults of [ReloadOptions].
 const (
 	DefaultReloadWindow = 2 * time.Second
@@ -35,7 +23,10 @@ const (
 )
 
 // ReloadOptions tune how a read through the editor waits for the editor to
-// reload a file that changed on disk.
+// reload a file that changed on disk. The Router compares each read through
+// the editor with the file on disk; when they differ and the file was
+// modified within Window, it asks the editor again, with short waits, until
+// the two agree or Bound has passed. See DESIGN.md, "Stale buffers".
 type ReloadOptions struct {
 	// Window is how recently the file must have been modified on disk
 	// (its modification time against Now) for a differing text to be
@@ -106,7 +97,7 @@ func (m DiskMatch) String() string {
 }
 
 // readEditor reads through the editor and compares the text with the disk;
-// see "Stale buffers" above. An editor that fails an ask again, or does
+// see [ReloadOptions]. An editor that fails an ask again, or does
 // not answer it within the bound, leaves the text it gave before. Only the
 // end of ctx ends the read with an error once the first ask succeeded.
 func (r *Router) readEditor(ctx context.Context, path string, line, limit int) (string, DiskMatch, error) {

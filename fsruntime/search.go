@@ -21,17 +21,6 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 )
 
-// Search: glob and grep over a [WalkFS].
-//
-// Both walk the tree in the WalkFS's lexical order and never follow a
-// symlink they find: a link may match a glob as an entry, but is not
-// descended into, and grep never reads through one. (The directory or file
-// to search is resolved as any path argument is, as WalkFS says: a symlink
-// given as the path is followed, within the roots.) Results come in walk
-// order, which is sorted by path component by component (a directory's
-// entries come right after the directory, so "a/b" sorts before "a.txt");
-// that is what lets a capped search stop at the cap.
-
 // Caps of the searches.
 const (
 	// DefaultGlobResults is the number of entries Glob returns when its
@@ -101,18 +90,13 @@ type GlobResult struct {
 }
 
 // Glob returns the entries under dir whose path relative to dir matches
-// pattern, a doublestar pattern (*, ?, [...], {a,b}, and ** across
-// directories) with / as the separator. An absolute pattern is matched from
-// the file system's root instead, and dir is not used. At most max entries
-// are returned (max <= 0 means DefaultGlobResults). Directories in
-// SkippedDirs are left out unless the pattern names them; symlinks match as
-// entries and are never followed. As in doublestar, a pattern ending in
-// "/**" also matches the directory before it.
-//
-// dir must be a directory; an error reaching it (outside the roots, missing)
-// is Glob's error. Literal leading components of the pattern that do not
-// exist give no matches, not an error. Directories below dir that cannot be
-// read are skipped.
+// pattern: doublestar syntax (*, ?, [...], {a,b}, ** across directories,
+// and "x/**" also matches x) with / as the separator; an absolute pattern
+// is matched from the file system's root, not dir. At most max entries
+// (max <= 0: DefaultGlobResults); SkippedDirs are left out unless the
+// pattern names them; symlinks match, never followed. An error reaching
+// dir, which must be a directory, is Glob's; a missing literal prefix of
+// pattern gives no matches; unreadable directories below dir are skipped.
 func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobResult, error) {
 	if max <= 0 {
 		max = DefaultGlobResults
@@ -478,16 +462,13 @@ type GrepResult struct {
 }
 
 // Grep searches the text files under root (or the file root) for lines
-// that match opts.Pattern. Binary files (a NUL byte or invalid UTF-8 in the
-// first 8 KiB), files over the size limit and symlinks are skipped, as are
-// directories in SkippedDirs unless Include names them. Files are read by
-// several workers at once while the results keep the walk order. A root
-// that is a file that cannot be read is an error, not a skip.
-//
-// A Disk, or a Router's disk, is read directly, opening each directory
-// once for the files in it. Any other fsys must also be an [OpenFS], or
-// an [FS] (whose ReadTextFile is then used, with its own binary rule);
-// otherwise the error wraps errors.ErrUnsupported.
+// that match opts.Pattern, with several workers reading at once and the
+// results in walk order. Skipped: binary files (a NUL byte or invalid UTF-8
+// in the first 8 KiB), files over the size limit, symlinks, and SkippedDirs
+// unless Include names them; a root file that cannot be read is an error.
+// A Disk, or a Router's disk, is read directly, each directory opened once;
+// any other fsys must be an [OpenFS] or an [FS] (its ReadTextFile, with its
+// own binary rule), else the error wraps errors.ErrUnsupported.
 func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (GrepResult, error) {
 	m, err := newLineMatcher(opts.Pattern, opts.IgnoreCase)
 	if err != nil {

@@ -1,8 +1,9 @@
-// Command release builds the release of mcp-acpfs: an archive per platform
-// (.tar.gz; .zip for Windows) holding the binary, README.md and LICENSE
-// (when present), a SHA256SUMS file, and the npm packages, ready to publish
-// (a launcher, mcp-acpfs, and one package per platform). Run it from the
-// root of the module:
+// Command release builds the release of mcp-acpfs.
+//
+// It writes an archive per platform (.tar.gz; .zip for Windows) holding the
+// binary, README.md and LICENSE (when present), a SHA256SUMS file, and the
+// npm packages, ready to publish (a launcher, mcp-acpfs, and one package
+// per platform). Run it from the root of the module:
 //
 //	go run ./release [-o dist] [-targets linux/amd64,...] [VERSION]
 //

@@ -1,7 +1,6 @@
-// Command mcp-acpfs gives a coding agent's model file tools over MCP that
-// see what the editor sees.
+// Command mcp-acpfs gives a coding agent's model file tools over MCP.
 //
-// Usage:
+// The tools see what the editor sees. Usage:
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
 //	                [--allow-hard-links] [--no-fsync] [--http ADDR]

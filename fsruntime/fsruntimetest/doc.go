@@ -1,5 +1,7 @@
-// Package fsruntimetest implements support for testing implementations and
-// users of [fsruntime.FS], as testing/fstest does for io/fs.
+// Package fsruntimetest supports testing implementations of [fsruntime.FS].
+//
+// It supports testing implementations and users of [fsruntime.FS], as
+// testing/fstest does for io/fs.
 //
 // [TestFS] is the conformance kit every backend runs: the disk, the editor
 // (through a fake editor), the router and [MemFS] itself. It creates all of
@@ -27,14 +29,58 @@
 // roots; they are separate because only some backends have them, and the
 // caller knows the limit and which paths lie outside.
 //
+// [MemFS] is an in-memory reference implementation of [fsruntime.FS], and
+// [SliceLines] the reference implementation of the line semantics on a
+// string. [ExtMemFS] adds the optional interfaces to a MemFS; MemFS alone
+// has none of them, so that callers' fallbacks can be tested too.
+//
+// # Optional interfaces
+//
 // [TestFSExt] checks the optional interfaces of package fsruntime (StatFS,
 // DirFS, WalkFS, MoveFS, BinaryFS, HashFS) that an FS implements, skipping
 // the others. [TestSymlinks] checks how they treat symbolic links, given a
 // way to make one, and [TestRootsExt] checks that they keep to the roots
 // and never move or remove a root itself.
 //
-// [MemFS] is an in-memory reference implementation of [fsruntime.FS], and
-// [SliceLines] the reference implementation of the line semantics on a
-// string. [ExtMemFS] adds the optional interfaces to a MemFS; MemFS alone
-// has none of them, so that callers' fallbacks can be tested too.
+// TestFSExt checks:
+//
+//   - [fsruntime.StatFS]: a file and a directory are described with their
+//     name, path, type, size, mode and modification time; a missing path
+//     wraps fs.ErrNotExist;
+//   - [fsruntime.DirFS]: ReadDir sorts by name in byte order, caps at max
+//     and says when it truncated, and refuses a file with fs.ErrInvalid;
+//     ListDir names the same entries, with the same types, cap and errors;
+//     MkdirAll makes parents, accepts an existing directory and refuses a
+//     file in the way with fs.ErrExist;
+//   - [fsruntime.WalkFS]: lexical order, absolute entry paths, fs.SkipDir
+//     from a directory and from a file, fs.SkipAll, an error from fn, a
+//     missing root reported to fn, and the context ended during a walk;
+//   - [fsruntime.MoveFS]: a move of a file and of a directory, with and
+//     without overwrite, into missing parents, never over a non-empty
+//     directory nor into itself; removal of a file, of an empty and of a
+//     non-empty directory, with and without recursive;
+//   - [fsruntime.BinaryFS]: bytes come back exactly, up to max and not
+//     over it;
+//   - [fsruntime.HashFS]: the hash is [fsruntime.HashText] of what
+//     ReadTextFile returns for the whole file, and binary content is
+//     refused as a read refuses it.
+//
+// Every operation is also given relative, unclean and NUL paths, and a
+// cancelled context, and must then fail and change nothing; every error
+// must be a *fs.PathError naming the path at fault. The effects of a move
+// or a removal are observed through the optional interfaces themselves
+// where the FS has them (Stat, ReadDir, ReadFile), and through ReadTextFile
+// otherwise.
+//
+// TestSymlinks checks that:
+//
+//   - Stat and ReadDir describe a link as TypeSymlink, whose Size is the
+//     length of its target, dangling or not;
+//   - Walk reports a link found below its root and never goes through
+//     it, but walks a root that is a link to a directory;
+//   - ReadDir, ReadFile and HashTextFile follow a link given as their
+//     path, as ReadTextFile does, and MkdirAll accepts a link to a
+//     directory;
+//   - Move moves a link as a link and replaces a link, not its target;
+//     Remove removes a link, never its target.
 package fsruntimetest

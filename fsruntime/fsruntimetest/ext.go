@@ -15,47 +15,13 @@ import (
 )
 
 // TestFSExt checks the optional interfaces of package fsruntime that fsys
-// implements, as [TestFS] checks [fsruntime.FS]. It skips those that fsys
-// does not implement, as testing/fstest does, so it returns nil for an FS
-// that implements none. dir is as for TestFS: an absolute, clean, empty
-// and writable directory that fsys can reach; it must not be the one
-// given to TestFS. TestFSExt makes its fixtures through fsys (WriteTextFile,
-// and MkdirAll where fsys has it).
-//
-// It checks:
-//
-//   - [fsruntime.StatFS]: a file and a directory are described with their
-//     name, path, type, size, mode and modification time; a missing path
-//     wraps fs.ErrNotExist;
-//   - [fsruntime.DirFS]: ReadDir sorts by name in byte order, caps at max
-//     and says when it truncated, and refuses a file with fs.ErrInvalid;
-//     ListDir names the same entries, with the same types, cap and errors;
-//     MkdirAll makes parents, accepts an existing directory and refuses a
-//     file in the way with fs.ErrExist;
-//   - [fsruntime.WalkFS]: lexical order, absolute entry paths, fs.SkipDir
-//     from a directory and from a file, fs.SkipAll, an error from fn, a
-//     missing root reported to fn, and the context ended during a walk;
-//   - [fsruntime.MoveFS]: a move of a file and of a directory, with and
-//     without overwrite, into missing parents, never over a non-empty
-//     directory nor into itself; removal of a file, of an empty and of a
-//     non-empty directory, with and without recursive;
-//   - [fsruntime.BinaryFS]: bytes come back exactly, up to max and not
-//     over it;
-//   - [fsruntime.HashFS]: the hash is [fsruntime.HashText] of what
-//     ReadTextFile returns for the whole file, and binary content is
-//     refused as a read refuses it.
-//
-// Every operation is also given relative, unclean and NUL paths, and a
-// cancelled context, and must then fail and change nothing; every error
-// must be a *fs.PathError naming the path at fault.
-//
-// The effects of a move or a removal are observed through the optional
-// interfaces themselves where fsys has them (Stat, ReadDir, ReadFile), and
-// through ReadTextFile otherwise: the read route of a router may be an
-// editor's overlay, which learns of a change on disk only later.
-//
-// Symbolic links cannot be made through fsys; [TestSymlinks] checks them
-// given a way to make them. [TestRootsExt] checks the roots.
+// implements, as [TestFS] checks [fsruntime.FS]; it skips, as
+// testing/fstest does, those that fsys does not implement, so it returns
+// nil for an FS that implements none. dir is as for TestFS, but not the one
+// given to TestFS. Fixtures are made through fsys (WriteTextFile, and
+// MkdirAll where fsys has it). The package doc lists the checks; symbolic
+// links, which fsys cannot make, are [TestSymlinks]'s, and the roots
+// [TestRootsExt]'s.
 func TestFSExt(ctx context.Context, fsys fsruntime.FS, dir string) error {
 	t, err := newExtTester(ctx, fsys, dir)
 	if err != nil {
@@ -111,8 +77,8 @@ func newExtTester(ctx context.Context, fsys fsruntime.FS, dir string) (*extTeste
 	return t, nil
 }
 
-// Calls, as the problems name them.
-
+// statCall and the other ...Call functions below name a call as the
+// problems name it.
 func statCall(path string) string { return fmt.Sprintf("Stat(%q)", path) }
 func readDirCall(path string, max int) string {
 	return fmt.Sprintf("ReadDir(%q, max=%d)", path, max)
@@ -883,17 +849,7 @@ func (t *extTester) checkHash() {
 // links, which fsys cannot make: symlink(oldname, newname) makes a link at
 // newname, an absolute path, whose target is oldname, as os.Symlink does
 // for a disk. dir is as for [TestFSExt]. The links made point inside dir.
-// It checks that:
-//
-//   - Stat and ReadDir describe a link as TypeSymlink, whose Size is the
-//     length of its target, dangling or not;
-//   - Walk reports a link found below its root and never goes through
-//     it, but walks a root that is a link to a directory;
-//   - ReadDir, ReadFile and HashTextFile follow a link given as their
-//     path, as ReadTextFile does, and MkdirAll accepts a link to a
-//     directory;
-//   - Move moves a link as a link and replaces a link, not its target;
-//     Remove removes a link, never its target.
+// The package doc lists the checks.
 func TestSymlinks(ctx context.Context, fsys fsruntime.FS, dir string, symlink func(oldname, newname string) error) error {
 	t, err := newExtTester(ctx, fsys, dir)
 	if err != nil {
@@ -1028,14 +984,13 @@ func TestSymlinks(ctx context.Context, fsys fsruntime.FS, dir string, symlink fu
 }
 
 // TestRootsExt checks that the optional interfaces of fsys keep to its
-// roots, as [TestRoots] does for reads and writes. root is one of the
-// roots of fsys, an existing directory; outside is an absolute path that
-// fsys must refuse. Every operation on outside, and every move from or to
-// it, must fail with an error matching fsruntime.ErrOutsideRoots (and so
-// fs.ErrPermission) that names it. root itself can be neither removed
-// (recursive or not), moved, nor replaced by a move: that must fail with
-// fs.ErrPermission, and root must stay as it was. TestRootsExt makes a
-// directory "rootsext" in root.
+// roots, as [TestRoots] does for reads and writes. root is one of the roots
+// of fsys, an existing directory, in which it makes a directory
+// "rootsext"; outside is an absolute path that fsys must refuse. Every
+// operation on outside, and every move from or to it, must fail with an
+// error that names it and matches fsruntime.ErrOutsideRoots (and so
+// fs.ErrPermission). root can be neither removed (recursive or not), moved,
+// nor replaced by a move: that fails with fs.ErrPermission, root unchanged.
 func TestRootsExt(ctx context.Context, fsys fsruntime.FS, root, outside string) error {
 	for _, arg := range []struct{ name, path string }{{"root", root}, {"outside", outside}} {
 		if err := checkArg(arg.name, arg.path); err != nil {

@@ -8,17 +8,13 @@ import (
 )
 
 // SliceLines returns the lines of content that a read with line and limit
-// returns, as every [fsruntime.FS] must: line is 1-based and line <= 0 means
-// 1; limit is a number of lines and limit <= 0 means to the end. The result
-// is whole lines, each with its terminator ("\n" or "\r\n") as stored; the
-// last line of content may have none.
-//
-// A file's lines are its "\n"-terminated lines plus, if content does not
-// end in "\n", the trailing text; "" has no lines. A start line past the
-// last line is an error, a *[fsruntime.PastEndError] with the line count,
-// except that line 1 of empty content is "".
-//
-// SliceLines is the reference for the backends' streaming readers.
+// returns, as every [fsruntime.FS] must; it is the reference for the
+// backends' streaming readers. line is 1-based and line <= 0 means 1; limit
+// is a number of lines and limit <= 0 means to the end. A file's lines are
+// its "\n"-terminated lines, each with its terminator ("\n" or "\r\n") as
+// stored, plus any trailing text after the last "\n"; "" has no lines. A
+// start line past the last line is a *[fsruntime.PastEndError] with the
+// line count, except that line 1 of empty content is "".
 func SliceLines(content string, line, limit int) (string, error) {
 	if line < 1 {
 		line = 1

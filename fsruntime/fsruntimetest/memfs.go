@@ -14,17 +14,13 @@ import (
 )
 
 // MemFS is an in-memory [fsruntime.FS]: a map from absolute, clean paths to
-// file contents. Directories are implied: a path is a directory if it is an
-// ancestor of some file's path. Reads follow [SliceLines]; errors are
-// *fs.PathError values matching the same sentinels a disk gives.
-//
-// It passes [TestFS], [TestLimits] when Max is set and [TestRoots] when
-// Roots is set. Other packages use it as the buffer store of a fake editor,
-// whose contents may differ from the disk.
-//
-// The zero value is an empty MemFS with no limit and no roots, ready to
-// use. A MemFS is safe for concurrent use; Max and Roots must not be changed
-// once it is in use.
+// file contents, where a path is a directory if it is an ancestor of some
+// file's path. Reads follow [SliceLines]; errors are *fs.PathError values
+// matching the same sentinels a disk gives. It passes [TestFS], [TestLimits]
+// when Max is set and [TestRoots] when Roots is set; other packages use it
+// as a fake editor's buffer store, whose contents may differ from the disk.
+// The zero value is an empty MemFS with no limit and no roots, ready to use.
+// It is safe for concurrent use; Max and Roots must not change once in use.
 type MemFS struct {
 	// Max, if positive, limits the content a write accepts and a read
 	// returns, in bytes; over it is an error wrapping fsruntime.ErrTooLarge.

@@ -12,18 +12,13 @@ import (
 )
 
 // ExtMemFS is a [MemFS] that also implements every optional interface of
-// package fsruntime ([fsruntime.StatFS], [fsruntime.DirFS], [fsruntime.WalkFS],
-// [fsruntime.MoveFS], [fsruntime.BinaryFS] and [fsruntime.HashFS]), as the disk
-// does, without symlinks. It passes [TestFSExt], and [TestRootsExt] when
-// Roots is set. MemFS itself implements none of them, so that a test can
-// also run a caller's fallbacks.
-//
-// Directories are still implied by the files below them; MkdirAll and a
-// move of an empty directory also make explicit ones, which ReadDir and
-// Walk list and Remove removes. A root in Roots always exists, and
-// neither it nor a directory above it can be moved or removed. Files are
-// mode 0644 and directories 0755; a file's ModTime is the time of its
-// last write.
+// package fsruntime, as the disk does, without symlinks; MemFS itself has
+// none, so that a test can also run a caller's fallbacks. It passes
+// [TestFSExt], and [TestRootsExt] when Roots is set. Directories are implied
+// by the files below them, and made explicit (listed, removable) by MkdirAll
+// or a move of an empty directory. A root in Roots always exists; neither it
+// nor a directory above it can be moved or removed. Files are mode 0644,
+// directories 0755; a file's ModTime is the time of its last write.
 type ExtMemFS struct {
 	*MemFS // required
 }

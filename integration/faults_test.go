@@ -296,7 +296,7 @@ func postOverlong(t *testing.T, e mcpEntry, body io.Reader, n int64, known bool)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	if auth := e.value(e.Headers, "Authorization"); auth != "" {
+	if auth := e.Header("Authorization"); auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -105,7 +105,7 @@ func TestProxyEditorDisconnects(t *testing.T) {
 func wantNoRelaySocket(t *testing.T, s acpSession) {
 	t.Helper()
 	e := s.entry(t, "acpfs")
-	if socket := e.value(e.Env, "MCP_ACPFS_RELAY_SOCKET"); socket != "" {
+	if socket := e.EnvValue("MCP_ACPFS_RELAY_SOCKET"); socket != "" {
 		if _, err := os.Lstat(filepath.Dir(socket)); err == nil {
 			t.Errorf("the relay socket's directory %s is left behind", filepath.Dir(socket))
 		}

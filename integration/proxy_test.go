@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
 )
 
@@ -155,29 +156,7 @@ func (s acpSession) entry(t *testing.T, name string) mcpEntry {
 }
 
 // mcpEntry is an ACP McpServer.
-type mcpEntry struct {
-	Type    string      `json:"type"`
-	Name    string      `json:"name"`
-	URL     string      `json:"url"`
-	Headers []nameValue `json:"headers"`
-	Command string      `json:"command"`
-	Args    []string    `json:"args"`
-	Env     []nameValue `json:"env"`
-}
-
-type nameValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func (e mcpEntry) value(list []nameValue, name string) string {
-	for _, nv := range list {
-		if nv.Name == name {
-			return nv.Value
-		}
-	}
-	return ""
-}
+type mcpEntry = mcpclient.Entry
 
 // reports returns the agent's reports received so far.
 func (r *proxyRun) reports() []testagent.Report {

@@ -475,14 +475,22 @@ func wantGone(t *testing.T, what string, pids ...int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Errorf("%s: process %d is still running", what, pid)
-				break
-			}
-			time.Sleep(10 * time.Millisecond) // polling a process table; there is nothing to wait on
+		if !waitGone(pid, deadline) {
+			t.Errorf("%s: process %d is still running", what, pid)
 		}
 	}
+}
+
+// pollGone is waitGone where the system gives nothing to wait on for a
+// process that is not a child: it looks at the process table every 10 ms.
+func pollGone(pid int, deadline time.Time) bool {
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // JSON.

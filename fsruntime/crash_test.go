@@ -67,11 +67,16 @@ func TestCrashWriter(t *testing.T) {
 // writes' time, so that kills land at every stage of one.
 const killWindow = 25 * time.Millisecond
 
+// crashSeedEnv, if set, is the seed of the kill times, which every run
+// logs, so that a failing run can be repeated.
+const crashSeedEnv = "MCP_ACPFS_TEST_CRASH_SEED"
+
 // TestWritesSurviveSIGKILL kills a process that writes a file of a few
 // MiB through a Disk, over and over, with SIGKILL at random points, 200
-// times (2000 with MCP_ACPFS_LONG=1), every other time with writes that
-// skip fsync (DiskOptions.NoSync), which must be just as atomic against a
-// killed process. After every kill the file must hold
+// times (2000 with MCP_ACPFS_LONG=1; with -short, 10, or more until both
+// kinds of writer have been seen to change the file), every other time
+// with writes that skip fsync (DiskOptions.NoSync), which must be just as
+// atomic against a killed process. After every kill the file must hold
 // exactly one of the two contents written: never a mix, never a cut, never
 // empty, never missing. Temporary files a kill leaves are counted, and
 // must be ones a Disk recognises as its own and removes: complete ones
@@ -80,10 +85,21 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 	if os.Getenv(crashWriterEnv) != "" {
 		t.Skip("this is the writer")
 	}
-	kills := 200
+	t.Parallel()
+	kills, most := 200, 200
 	if long, _ := strconv.ParseBool(os.Getenv("MCP_ACPFS_LONG")); long {
-		kills = 2000
+		kills, most = 2000, 2000
+	} else if testing.Short() {
+		kills = 10
 	}
+	seed := uint64(time.Now().UnixNano())
+	if env := os.Getenv(crashSeedEnv); env != "" {
+		var err error
+		if seed, err = strconv.ParseUint(env, 10, 64); err != nil {
+			t.Fatalf("%s=%q: %v", crashSeedEnv, env, err)
+		}
+	}
+	t.Logf("kill times from seed %d (%s=%[1]d repeats them)", seed, crashSeedEnv)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -95,13 +111,14 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 5))
+	rng := rand.New(rand.NewPCG(seed, 5))
 	var seen [2]int    // which content the file held after a kill
 	var changed [2]int // kills after which the file had changed, synced and not
 	leftovers := 0
 	last := contents[0]
 	begin := time.Now()
-	for i := range kills {
+	i := 0
+	for ; i < most && (i < kills || changed[0] == 0 || changed[1] == 0); i++ {
 		cmd := exec.Command(exe, "-test.run=^TestCrashWriter$")
 		noSync := i % 2
 		cmd.Env = append(os.Environ(), crashWriterEnv+"="+path, crashNoSyncEnv+"="+strconv.Itoa(noSync))
@@ -114,7 +131,8 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Wait until it runs, then let it write for a random while.
+		// Wait until it runs, then let it write for a random while: the
+		// sleep is when the kill lands, not a wait for anything.
 		if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || line != "started\n" {
 			cmd.Process.Kill()
 			cmd.Wait()
@@ -167,7 +185,7 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 		}
 	}
 	t.Logf("%d kills: the file held A %d times and B %d times, and changed %d times after synced writes and %d after NoSync ones; kills came after 0 to %v of writing",
-		kills, seen[0], seen[1], changed[0], changed[1], killWindow)
+		i, seen[0], seen[1], changed[0], changed[1], killWindow)
 	t.Logf("%d temporary files (%s) were left in all (%v in all)", leftovers, fsruntime.TmpImpl, time.Since(begin).Round(time.Millisecond))
 	if changed[0] == 0 || changed[1] == 0 {
 		t.Errorf("the file never changed after a kill of one kind of writer: no kill came after a whole write, so the test proved nothing of it")

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unicode/utf8"
 )
 
@@ -60,6 +61,11 @@ type Disk struct {
 	noSync    bool // DiskOptions.NoSync
 	rules     replaceRules
 	closed    atomic.Bool
+
+	// listings are the directory listings kept (listcache.go), and now
+	// the clock a listing begins by, time.Now but in tests.
+	listings *listCache
+	now      func() time.Time
 }
 
 // Options returns the options d is opened with, the default file size
@@ -89,7 +95,8 @@ type diskRoot struct {
 // symlink is also known by its real path. An empty list gives a Disk that
 // refuses every path.
 func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
-	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks, noSync: opts.NoSync, rules: hostRules()}
+	d := &Disk{max: opts.MaxFileSize, hardLinks: opts.AllowHardLinks, noSync: opts.NoSync, rules: hostRules(),
+		listings: newListCache(), now: time.Now}
 	if d.max <= 0 {
 		d.max = DefaultMaxFileSize
 	}
@@ -157,9 +164,9 @@ func (d *Disk) MaxFileSize() int64 { return d.max }
 // plus those of d's roots that lie inside one of dirs: roots can only
 // shrink. Each new root is opened through the existing one, so a symlink
 // cannot widen it. A dir outside every root, or missing, is dropped. The
-// result shares nothing with d and must be closed itself.
+// result shares only d's kept listings with d, and must be closed itself.
 func (d *Disk) Narrow(dirs []string) (*Disk, error) {
-	n := &Disk{max: d.max, hardLinks: d.hardLinks, noSync: d.noSync, rules: d.rules}
+	n := &Disk{max: d.max, hardLinks: d.hardLinks, noSync: d.noSync, rules: d.rules, listings: d.listings, now: d.now}
 	for _, dir := range dirs {
 		if checkRootArg(dir) != nil || !filepath.IsAbs(dir) {
 			continue

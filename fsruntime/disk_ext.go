@@ -191,7 +191,7 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 	if err != nil {
 		return nil, nil, false, err
 	}
-	start := listNow()
+	start := d.now()
 	f, info, err := r.openDir(rel)
 	if err != nil {
 		return nil, nil, false, d.dirErr(op, path, r, rel, err)
@@ -200,7 +200,7 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 	l := &dirLister{r: r, rel: rel}
 	stamp, keep := dirStamp(f, info, start)
 	if keep {
-		if h, ok := listings.get(stamp); ok {
+		if h, ok := d.listings.get(stamp); ok {
 			if max > 0 && len(h) > max {
 				return l, h[:max], true, nil
 			}
@@ -230,7 +230,7 @@ func (d *Disk) list(ctx context.Context, op, path string, max int) (*dirLister, 
 	}
 	slices.SortFunc(h, func(a, b DirEntry) int { return strings.Compare(a.Name, b.Name) })
 	if keep && !truncated {
-		listings.put(stamp, h)
+		d.listings.put(stamp, h)
 	}
 	return l, h, truncated, nil
 }

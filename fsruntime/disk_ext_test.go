@@ -73,6 +73,7 @@ func mirrorToDisk(ed *fsruntimetest.Editor, d *fsruntime.Disk) {
 }
 
 func TestRouterExtConformance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		read, write bool
@@ -166,6 +167,7 @@ func TestDiskStat(t *testing.T) {
 }
 
 func TestDiskReadDirCapsWithHeap(t *testing.T) {
+	t.Parallel()
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
 	const n = 2100 // three chunks of names
@@ -624,6 +626,7 @@ func FuzzHashTextMatchesRead(f *testing.F) {
 }
 
 func TestHashTextLargeRandom(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	runes := []string{"a", "é", "✓", "🙂", "\n", "\r\n"}
 	for range 12 {

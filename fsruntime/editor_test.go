@@ -43,6 +43,7 @@ func fixedSession(id string) func(context.Context) (string, error) {
 }
 
 func TestEditorConformance(t *testing.T) {
+	t.Parallel()
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("sess_1")})
 	if err := fsruntimetest.TestFS(t.Context(), e, "/project"); err != nil {

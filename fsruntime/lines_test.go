@@ -156,6 +156,7 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 // reader for a few MiB at a time, so that a cancelled context stops it
 // between reads, and that the text is the same as read in one go.
 func TestReadWholeInChunks(t *testing.T) {
+	t.Parallel()
 	content := strings.Repeat("a line of a file of 24 MiB or so\n", 24<<20/33)
 	r := &chunkReader{r: strings.NewReader(content), failAfter: len(content)}
 	got, err := fsruntime.ReadLines(r, 1, 0, 64<<20, int64(len(content)))

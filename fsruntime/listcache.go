@@ -29,9 +29,6 @@ const (
 	listCacheEntries = 4096 // entries a kept listing has at most
 )
 
-// listNow is the clock a listing begins by (tests move it).
-var listNow = time.Now
-
 // dirKey is a directory as the file system knows it.
 type dirKey struct{ dev, ino uint64 }
 
@@ -47,17 +44,19 @@ type keptListing struct {
 	entries []DirEntry // complete, sorted by name; never changed once kept
 }
 
-// listCache holds the kept listings, the oldest dropped first.
+// listCache holds the kept listings, the oldest dropped first. A Disk has
+// one, which the Disks its Narrow returns share: a directory's entries are
+// the same whichever root lists it, and each caller has opened the
+// directory through its own root before asking.
 type listCache struct {
 	mu    sync.Mutex
 	m     map[dirKey]keptListing
 	order []dirKey // the keys of m, in the order they were first kept
 }
 
-// listings is the process's cache: a directory's entries are the same
-// whichever Disk, root or session lists it, and each caller has opened
-// the directory through its own root before asking.
-var listings = &listCache{m: make(map[dirKey]keptListing)}
+func newListCache() *listCache {
+	return &listCache{m: make(map[dirKey]keptListing)}
+}
 
 // get returns a copy of the listing kept for stamp, if there is one.
 func (c *listCache) get(stamp dirStampT) ([]DirEntry, bool) {
@@ -87,12 +86,4 @@ func (c *listCache) put(stamp dirStampT, entries []DirEntry) {
 		c.order = append(c.order, stamp.key)
 	}
 	c.m[stamp.key] = kept
-}
-
-// reset forgets every listing (for tests).
-func (c *listCache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.m)
-	c.order = nil
 }

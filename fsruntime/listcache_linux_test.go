@@ -15,6 +15,7 @@ import (
 // one), and every change to the directory's entries (create, remove,
 // rename, a type change) is seen at once, however the clock stands.
 func TestListCache(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	dir := filepath.Join(root, "d")
 	for _, name := range []string{"d/a.txt", "d/b.txt"} {
@@ -30,8 +31,7 @@ func TestListCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	listings.reset()
-	t.Cleanup(listings.reset)
+	listings := d.listings
 
 	stampOf := func(at time.Time) (dirStampT, bool) {
 		f, err := os.Open(dir)
@@ -64,16 +64,15 @@ func TestListCache(t *testing.T) {
 	}
 
 	// From an hour on, the directory is old enough.
-	listNow = func() time.Time { return time.Now().Add(time.Hour) }
-	t.Cleanup(func() { listNow = time.Now })
-	if _, kept := stampOf(listNow()); !kept {
+	d.now = func() time.Time { return time.Now().Add(time.Hour) }
+	if _, kept := stampOf(d.now()); !kept {
 		t.Skip("the temporary directory's file system is not one whose listings are kept")
 	}
 	want := []DirEntry{{"a.txt", TypeFile}, {"b.txt", TypeFile}}
 	if got := list(); !slices.Equal(got, want) {
 		t.Fatalf("ListDir = %v, want %v", got, want)
 	}
-	stamp, _ := stampOf(listNow())
+	stamp, _ := stampOf(d.now())
 	if len(listings.m) != 1 || listings.m[stamp.key].stamp != stamp {
 		t.Fatalf("the listing was not kept: %v", listings.m)
 	}
@@ -90,6 +89,25 @@ func TestListCache(t *testing.T) {
 	got, _, err := d.ReadDir(t.Context(), dir, 0)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("ReadDir of poisoned names = %v, %v; want the kept names, which do not exist, left out", got, err)
+	}
+	// The kept listings are d's: a Disk that d narrows shares them,
+	// another Disk of the same root does not.
+	narrowed, err := d.Narrow([]string{dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer narrowed.Close()
+	if got, _, err := narrowed.ListDir(t.Context(), dir, 0); err != nil || !slices.Equal(got, poisoned) {
+		t.Errorf("a narrowed Disk listed %v, %v; want d's kept %v", got, err, poisoned)
+	}
+	other, err := OpenDisk([]string{root}, DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	other.now = d.now
+	if got, _, err := other.ListDir(t.Context(), dir, 0); err != nil || !slices.Equal(got, want) {
+		t.Errorf("another Disk listed %v, %v; want %v, not d's kept listing", got, err, want)
 	}
 
 	for _, change := range []struct {
@@ -113,7 +131,7 @@ func TestListCache(t *testing.T) {
 			[]DirEntry{{"c.txt", TypeDirectory}, {"e.txt", TypeFile}, {"l", TypeSymlink}}},
 	} {
 		// Poison what is kept, so that a stale hit cannot pass.
-		if s, _ := stampOf(listNow()); listings.m[s.key].entries != nil {
+		if s, _ := stampOf(d.now()); listings.m[s.key].entries != nil {
 			listings.put(listings.m[s.key].stamp, poisoned)
 		}
 		if err := change.do(); err != nil {
@@ -128,7 +146,8 @@ func TestListCache(t *testing.T) {
 // TestListCacheBounds checks that the cache keeps at most listCacheDirs
 // listings, dropping the oldest, and no listing over listCacheEntries.
 func TestListCacheBounds(t *testing.T) {
-	c := &listCache{m: make(map[dirKey]keptListing)}
+	t.Parallel()
+	c := newListCache()
 	for i := range listCacheDirs + 10 {
 		c.put(dirStampT{key: dirKey{ino: uint64(i)}}, []DirEntry{{"x", TypeFile}})
 	}

@@ -14,6 +14,7 @@ import (
 // inode and change time (the portable code), no listing is kept however
 // old the directory, and each listing shows the entries of the moment.
 func TestListingsNotKeptHere(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -23,10 +24,7 @@ func TestListingsNotKeptHere(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	listings.reset()
-	t.Cleanup(listings.reset)
-	listNow = func() time.Time { return time.Now().Add(time.Hour) } // old enough to keep on Linux
-	t.Cleanup(func() { listNow = time.Now })
+	d.now = func() time.Time { return time.Now().Add(time.Hour) } // old enough to keep on Linux
 
 	f, err := os.Open(dir)
 	if err != nil {
@@ -37,7 +35,7 @@ func TestListingsNotKeptHere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, keep := dirStamp(f, info, listNow()); keep {
+	if _, keep := dirStamp(f, info, d.now()); keep {
 		t.Fatal("dirStamp lets a listing be kept")
 	}
 	for i, want := range [][]DirEntry{
@@ -53,8 +51,8 @@ func TestListingsNotKeptHere(t *testing.T) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("listing %d: %v, %v; want %v", i, got, err, want)
 		}
-		if len(listings.m) != 0 {
-			t.Errorf("listing %d was kept: %v", i, listings.m)
+		if len(d.listings.m) != 0 {
+			t.Errorf("listing %d was kept: %v", i, d.listings.m)
 		}
 	}
 }

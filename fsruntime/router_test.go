@@ -179,6 +179,7 @@ func TestRouterChecksRootsBeforeSending(t *testing.T) {
 }
 
 func TestRouterConformance(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name        string
 		read, write bool

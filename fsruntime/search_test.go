@@ -605,6 +605,7 @@ func TestSearchNeverFollowsSymlinks(t *testing.T) {
 // line, for patterns that take each of its paths: a plain literal, a
 // folded one, a literal a regexp needs, and none.
 func TestGrepMatchesRegexp(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	pieces := []string{"a", "b", "A", "B", "ab", "AB", "k", "K", "s", "S", "\u212A", "\u017F", "é", "É", "\n", "\r\n", "\r", " ", ".", "x1", "_"}
 	patterns := []string{

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -295,7 +296,7 @@ func postOverlong(t *testing.T, e mcpEntry, body io.Reader, n int64, known bool)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	if auth := e.value(e.Headers, "Authorization"); auth != "" {
+	if auth := e.Header("Authorization"); auth != "" {
 		req.Header.Set("Authorization", auth)
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -431,17 +432,30 @@ func TestProxyEditorTimeout(t *testing.T) {
 	})
 }
 
+// killSeedEnv, if set, is the seed of the kill times, which every run
+// logs, so that a failing run can be repeated.
+const killSeedEnv = "MCP_ACPFS_TEST_KILL_SEED"
+
 // TestServeWritesSurviveSIGKILL kills mcp-acpfs serve with SIGKILL while
-// it writes a file of a few MiB over and over, 8 times (200 with
-// MCP_ACPFS_LONG=1): the file always holds one whole content, and any
-// temporary file left holds one too. The fsruntime package's
-// TestWritesSurviveSIGKILL does the same 200 times through a Disk.
+// it writes a file of a few MiB over and over, 8 times, or more until the
+// file has been seen to change (200 with MCP_ACPFS_LONG=1): the file
+// always holds one whole content, and any temporary file left holds one
+// too. The fsruntime package's TestWritesSurviveSIGKILL does the same 200
+// times through a Disk.
 func TestServeWritesSurviveSIGKILL(t *testing.T) {
 	t.Parallel()
-	kills := 8
+	kills, most := 8, 50
 	if longRun() {
-		kills = 200
+		kills, most = 200, 200
 	}
+	seed := uint64(time.Now().UnixNano())
+	if env := os.Getenv(killSeedEnv); env != "" {
+		var err error
+		if seed, err = strconv.ParseUint(env, 10, 64); err != nil {
+			t.Fatalf("%s=%q: %v", killSeedEnv, env, err)
+		}
+	}
+	t.Logf("kill times from seed %d (%s=%[1]d repeats them)", seed, killSeedEnv)
 	dir := tempDir(t)
 	path := dir + "/target.txt"
 	contents := [2]string{
@@ -454,10 +468,11 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 		args, _ := json.Marshal(map[string]any{"name": "write_text_file", "arguments": map[string]any{"path": path, "content": c}})
 		lines[i] = []byte(`{"jsonrpc":"2.0","id":` + fmt.Sprint(10+i) + `,"method":"tools/call","params":` + string(args) + "}\n")
 	}
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	rng := rand.New(rand.NewPCG(seed, 7))
 	changed, leftovers := 0, 0
 	last := contents[0]
-	for i := range kills {
+	i := 0
+	for ; i < most && (i < kills || changed == 0); i++ {
 		p := start(t, procOptions{}, "serve", "--root", dir, "--max-file-size", "16MiB")
 		c := newRawMCP(t, p)
 		writing := make(chan struct{})
@@ -469,7 +484,8 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 				}
 			}
 		}()
-		// Once a write is done, the next ones go on for a random while.
+		// Once a write is done, the next ones go on for a random while:
+		// the sleep is when the kill lands, not a wait for anything.
 		if r := c.response(11); r.Error != nil {
 			t.Fatalf("kill %d: the first write failed: %+v", i, r.Error)
 		}
@@ -508,7 +524,7 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 			os.Remove(dir + "/" + e.Name())
 		}
 	}
-	t.Logf("%d kills of serve: the file changed %d times; %d temporary files were left", kills, changed, leftovers)
+	t.Logf("%d kills of serve: the file changed %d times; %d temporary files were left", i, changed, leftovers)
 	if changed == 0 {
 		t.Errorf("the file never changed: no kill came after a whole write, so the test proved nothing")
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 )
 
 // urlLine matches the line serve --http logs at startup, with the URL.
@@ -59,9 +60,6 @@ func (s *httpServer) connectHTTP(t *testing.T, version string, headers map[strin
 	c, err := client.NewStreamableHttpClient(s.url, transport.WithHTTPHeaders(headers))
 	if err != nil {
 		t.Fatal(err)
-	}
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatalf("starting the client: %v", err)
 	}
 	t.Cleanup(func() { c.Close() })
 	initialize(t, c, version)
@@ -163,17 +161,9 @@ func TestHTTP(t *testing.T) {
 		})
 	}
 	t.Run("ClientWrongToken", func(t *testing.T) {
-		c, err := client.NewStreamableHttpClient(s.url, transport.WithHTTPHeaders(bearer(token+"x")))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		if err := c.Start(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-		var req mcp.InitializeRequest
-		req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-		if _, err := c.Initialize(t.Context(), req); err == nil {
+		e := mcpclient.Entry{Type: "http", URL: s.url, Headers: []mcpclient.NameValue{{Name: "Authorization", Value: "Bearer " + token + "x"}}}
+		if c, err := mcpclient.Connect(t.Context(), e, mcpclient.Options{Hello: clientHello(mcp.LATEST_LEGACY_PROTOCOL_VERSION)}); err == nil {
+			c.Close()
 			t.Errorf("initialize with a wrong token succeeded")
 		}
 	})
@@ -307,9 +297,6 @@ func (s *httpServer) connectHTTPWithRoots(t *testing.T, roots *rootsHandler, opt
 		t.Fatal(err)
 	}
 	c := client.NewClient(tr, client.WithRootsHandler(roots))
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatalf("starting the client: %v", err)
-	}
 	t.Cleanup(func() { c.Close() })
 	initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	return c

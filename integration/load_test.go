@@ -26,7 +26,10 @@ import (
 
 // Sizes of the load test.
 const (
-	loadSessions = 100
+	// loadSessions is the number of sessions at once; loadSessionsShort
+	// that with -short.
+	loadSessions      = 100
+	loadSessionsShort = 20
 	// loadCallsLong is each session's number of tool calls with
 	// MCP_ACPFS_LONG=1 set; loadCallsShort is the ordinary (CI) run's.
 	loadCallsLong  = 1000
@@ -50,9 +53,9 @@ func longRun() bool {
 	return long
 }
 
-// TestProxyLoad: loadSessions sessions at once through one proxy, in each
-// injection mode, each making loadCallsLong (MCP_ACPFS_LONG=1) or
-// loadCallsShort mixed tool calls, with reads (whole and ranged), writes
+// TestProxyLoad: loadSessions sessions (loadSessionsShort with -short) at
+// once through one proxy, in each injection mode, each making
+// loadCallsLong (MCP_ACPFS_LONG=1) or loadCallsShort mixed tool calls, with reads (whole and ranged), writes
 // and edits routed to the editor and file info, listings, globs and greps
 // routed to the disk, while the agent streams bursts of updates.
 //
@@ -66,12 +69,14 @@ func longRun() bool {
 // and the proxy exits 0 when the editor disconnects, leaving no process
 // behind. The figures are logged.
 func TestProxyLoad(t *testing.T) {
-	calls := loadCallsShort
+	sessions, calls := loadSessions, loadCallsShort
 	if longRun() {
 		calls = loadCallsLong
+	} else if testing.Short() {
+		sessions = loadSessionsShort
 	}
 	for _, mode := range agentModes {
-		t.Run(mode.name, func(t *testing.T) { testLoad(t, mode, loadSessions, calls) })
+		t.Run(mode.name, func(t *testing.T) { testLoad(t, mode, sessions, calls) })
 	}
 }
 

@@ -3,6 +3,7 @@ package integration
 import (
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -30,3 +31,7 @@ func alive(pid int) bool {
 	var code uint32
 	return windows.GetExitCodeProcess(h, &code) != nil || code == 259 // STILL_ACTIVE
 }
+
+// waitGone waits until pid is gone or deadline passes, and reports
+// whether it is gone.
+func waitGone(pid int, deadline time.Time) bool { return pollGone(pid, deadline) }

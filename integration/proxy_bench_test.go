@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
 )
 
@@ -180,19 +179,11 @@ func BenchmarkProxyRead(b *testing.B) {
 	}{{"disk", false, "package main // disk\n"}, {"editor", true, "package main // buffer\n"}} {
 		b.Run(route.name, func(b *testing.B) {
 			_, _, entry := benchProxy(b, route.editorFS, nil)
-			c, err := client.NewStreamableHttpClient(entry.URL, transport.WithHTTPHeaders(map[string]string{
-				"Authorization": entry.value(entry.Headers, "Authorization"),
-			}))
+			c, err := mcpclient.Connect(b.Context(), entry, mcpclient.Options{Hello: clientHello(mcp.LATEST_LEGACY_PROTOCOL_VERSION)})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			c.Start(b.Context())
-			init := mcp.InitializeRequest{}
-			init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-			if _, err := c.Initialize(b.Context(), init); err != nil {
-				b.Fatal(err)
-			}
 			req := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: "read_text_file", Arguments: map[string]any{"path": "main.go"}}}
 			var lat []time.Duration
 			for b.Loop() {

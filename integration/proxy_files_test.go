@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"io"
 	"net/http"
 	"os"
@@ -13,10 +12,10 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
 )
 
@@ -134,12 +133,12 @@ func checkEntry(t *testing.T, mode agentMode, e mcpEntry) {
 	t.Helper()
 	switch mode.name {
 	case "http":
-		if e.Type != "http" || !strings.HasPrefix(e.URL, "http://127.0.0.1:") || !strings.HasPrefix(e.value(e.Headers, "Authorization"), "Bearer ") {
+		if e.Type != "http" || !strings.HasPrefix(e.URL, "http://127.0.0.1:") || !strings.HasPrefix(e.Header("Authorization"), "Bearer ") {
 			t.Errorf("injected entry %+v, want an http entry on loopback with a bearer token", e)
 		}
 	case "stdio":
 		if e.Type != "" || e.Command != binPath || !slices.Equal(e.Args, []string{"relay"}) ||
-			e.value(e.Env, "MCP_ACPFS_RELAY_SOCKET") == "" || e.value(e.Env, "MCP_ACPFS_RELAY_SECRET") == "" {
+			e.EnvValue("MCP_ACPFS_RELAY_SOCKET") == "" || e.EnvValue("MCP_ACPFS_RELAY_SECRET") == "" {
 			t.Errorf("injected entry %+v, want a stdio entry running %s relay with the socket and secret", e, binPath)
 		}
 	}
@@ -248,7 +247,7 @@ func TestProxySessionsIsolated(t *testing.T) {
 		ea, eb := sa.entry(t, "acpfs"), sb.entry(t, "acpfs")
 		switch mode.name {
 		case "http":
-			ta, tb := ea.value(ea.Headers, "Authorization"), eb.value(eb.Headers, "Authorization")
+			ta, tb := ea.Header("Authorization"), eb.Header("Authorization")
 			if ta == tb {
 				t.Fatalf("both sessions have the token %q", ta)
 			}
@@ -267,11 +266,11 @@ func TestProxySessionsIsolated(t *testing.T) {
 				}
 			}
 		case "stdio":
-			secretA, secretB := ea.value(ea.Env, "MCP_ACPFS_RELAY_SECRET"), eb.value(eb.Env, "MCP_ACPFS_RELAY_SECRET")
+			secretA, secretB := ea.EnvValue("MCP_ACPFS_RELAY_SECRET"), eb.EnvValue("MCP_ACPFS_RELAY_SECRET")
 			if secretA == secretB {
 				t.Fatalf("both sessions have the secret %q", secretA)
 			}
-			socketA := ea.value(ea.Env, "MCP_ACPFS_RELAY_SOCKET")
+			socketA := ea.EnvValue("MCP_ACPFS_RELAY_SOCKET")
 			c := connectRelay(t, socketA, secretB)
 			if got := callRead(t, c, "a.txt"); got != "buffer of B\n" {
 				t.Errorf("A's relay socket with B's secret read %q, want B's buffer", got)
@@ -289,11 +288,11 @@ func TestProxySessionsIsolated(t *testing.T) {
 		}
 		switch mode.name {
 		case "http":
-			if code := postInitialize(t, eb.URL, eb.value(eb.Headers, "Authorization")); code != http.StatusUnauthorized {
+			if code := postInitialize(t, eb.URL, eb.Header("Authorization")); code != http.StatusUnauthorized {
 				t.Errorf("POST with a closed session's token: status %d, want 401", code)
 			}
 		case "stdio":
-			if code, stderr := runRelay(t, eb.value(eb.Env, "MCP_ACPFS_RELAY_SOCKET"), eb.value(eb.Env, "MCP_ACPFS_RELAY_SECRET")); code == 0 || !strings.Contains(stderr, "refused") {
+			if code, stderr := runRelay(t, eb.EnvValue("MCP_ACPFS_RELAY_SOCKET"), eb.EnvValue("MCP_ACPFS_RELAY_SECRET")); code == 0 || !strings.Contains(stderr, "refused") {
 				t.Errorf("relay with a closed session's secret: status %d, stderr %q; want it refused", code, stderr)
 			}
 		}
@@ -303,7 +302,7 @@ func TestProxySessionsIsolated(t *testing.T) {
 
 		// The secrets are in no log line (debug included).
 		for _, e := range []mcpEntry{ea, eb} {
-			for _, secret := range []string{strings.TrimPrefix(e.value(e.Headers, "Authorization"), "Bearer "), e.value(e.Env, "MCP_ACPFS_RELAY_SECRET")} {
+			for _, secret := range []string{strings.TrimPrefix(e.Header("Authorization"), "Bearer "), e.EnvValue("MCP_ACPFS_RELAY_SECRET")} {
 				if secret != "" && strings.Contains(r.p.stderr.String(), secret) {
 					t.Errorf("the proxy's stderr has a session's secret in it")
 				}
@@ -316,43 +315,32 @@ func TestProxySessionsIsolated(t *testing.T) {
 // header.
 func connectEntryHTTP(t *testing.T, url, auth string) *client.Client {
 	t.Helper()
-	c, err := client.NewStreamableHttpClient(url, transport.WithHTTPHeaders(map[string]string{"Authorization": auth}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	startMCP(t, c)
-	return c
+	return connectEntry(t, mcpclient.Entry{Type: "http", URL: url, Headers: []mcpclient.NameValue{{Name: "Authorization", Value: auth}}}, nil)
 }
 
 // connectRelay runs mcp-acpfs relay with a socket and secret and connects
 // an MCP client to it.
 func connectRelay(t *testing.T, socket, secret string) *client.Client {
 	t.Helper()
-	c, err := client.NewStdioMCPClientWithOptions(binPath, nil, []string{"relay"},
-		transport.WithCommandFunc(func(ctx context.Context, command string, _, args []string) (*exec.Cmd, error) {
-			cmd := exec.Command(command, args...)
-			cmd.Env = childEnv("MCP_ACPFS_RELAY_SOCKET="+socket, "MCP_ACPFS_RELAY_SECRET="+secret)
-			return cmd, nil
-		}))
+	e := mcpclient.Entry{Command: binPath, Args: []string{"relay"},
+		Env: []mcpclient.NameValue{{Name: "MCP_ACPFS_RELAY_SOCKET", Value: socket}, {Name: "MCP_ACPFS_RELAY_SECRET", Value: secret}}}
+	return connectEntry(t, e, func(name string, args, env []string) *exec.Cmd {
+		cmd := exec.Command(name, args...)
+		cmd.Env = childEnv(env...)
+		return cmd
+	})
+}
+
+// connectEntry connects an MCP client to e for the rest of the test, a
+// stdio server's process made by command (see mcpclient.Options).
+func connectEntry(t *testing.T, e mcpclient.Entry, command func(name string, args, env []string) *exec.Cmd) *client.Client {
+	t.Helper()
+	c, err := mcpclient.Connect(t.Context(), e, mcpclient.Options{Hello: clientHello(""), Command: command})
 	if err != nil {
 		t.Fatal(err)
 	}
-	startMCP(t, c)
-	return c
-}
-
-func startMCP(t *testing.T, c *client.Client) {
-	t.Helper()
 	t.Cleanup(func() { c.Close() })
-	ctx := callContext(t)
-	if err := c.Start(ctx); err != nil {
-		t.Fatalf("starting an MCP client: %v", err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-acpfs-integration", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
+	return c
 }
 
 // callRead reads path with the read_text_file tool and returns the text of

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -105,7 +106,7 @@ func TestProxyEditorDisconnects(t *testing.T) {
 func wantNoRelaySocket(t *testing.T, s acpSession) {
 	t.Helper()
 	e := s.entry(t, "acpfs")
-	if socket := e.value(e.Env, "MCP_ACPFS_RELAY_SOCKET"); socket != "" {
+	if socket := e.EnvValue("MCP_ACPFS_RELAY_SOCKET"); socket != "" {
 		if _, err := os.Lstat(filepath.Dir(socket)); err == nil {
 			t.Errorf("the relay socket's directory %s is left behind", filepath.Dir(socket))
 		}
@@ -304,4 +305,25 @@ func agentDiesWithProxy() bool {
 		return !strings.Contains(buildTags(), "acpfs_portable")
 	}
 	return false
+}
+
+// TestWaitGone checks the helper the tests above rely on: a running
+// process is not gone when the wait ends, and a killed one is, at once.
+func TestWaitGone(t *testing.T) {
+	t.Parallel()
+	cmd := exec.Command(testAgentPath, testagent.SleepArg)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	pid := cmd.Process.Pid
+	if waitGone(pid, time.Now().Add(50*time.Millisecond)) {
+		t.Errorf("a running process is gone")
+	}
+	cmd.Process.Kill()
+	begin := time.Now()
+	if !waitGone(pid, time.Now().Add(time.Minute)) {
+		t.Errorf("a killed process is still running after a minute")
+	}
+	t.Logf("the killed process was gone after %v", time.Since(begin))
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
 )
 
@@ -155,29 +156,7 @@ func (s acpSession) entry(t *testing.T, name string) mcpEntry {
 }
 
 // mcpEntry is an ACP McpServer.
-type mcpEntry struct {
-	Type    string      `json:"type"`
-	Name    string      `json:"name"`
-	URL     string      `json:"url"`
-	Headers []nameValue `json:"headers"`
-	Command string      `json:"command"`
-	Args    []string    `json:"args"`
-	Env     []nameValue `json:"env"`
-}
-
-type nameValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-func (e mcpEntry) value(list []nameValue, name string) string {
-	for _, nv := range list {
-		if nv.Name == name {
-			return nv.Value
-		}
-	}
-	return ""
-}
+type mcpEntry = mcpclient.Entry
 
 // reports returns the agent's reports received so far.
 func (r *proxyRun) reports() []testagent.Report {
@@ -496,14 +475,22 @@ func wantGone(t *testing.T, what string, pids ...int) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for _, pid := range pids {
-		for alive(pid) {
-			if time.Now().After(deadline) {
-				t.Errorf("%s: process %d is still running", what, pid)
-				break
-			}
-			time.Sleep(10 * time.Millisecond) // polling a process table; there is nothing to wait on
+		if !waitGone(pid, deadline) {
+			t.Errorf("%s: process %d is still running", what, pid)
 		}
 	}
+}
+
+// pollGone is waitGone where the system gives nothing to wait on for a
+// process that is not a child: it looks at the process table every 10 ms.
+func pollGone(pid int, deadline time.Time) bool {
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return true
 }
 
 // JSON.

@@ -477,7 +477,7 @@ func TestSecurityProxy(t *testing.T) {
 	})
 	s := r.newSession(f.root, nil)
 	e := s.entry(t, "acpfs")
-	target := proxyTarget{r: r, s: s, c: connectEntryHTTP(t, e.URL, e.value(e.Headers, "Authorization"))}
+	target := proxyTarget{r: r, s: s, c: connectEntryHTTP(t, e.URL, e.Header("Authorization"))}
 	runSecuritySuite(t, "proxy", target, f)
 	if reqs := r.fsRequests(); len(reqs) > 0 {
 		t.Errorf("the editor was sent %d fs requests for attack paths, such as %+v", len(reqs), reqs[0])

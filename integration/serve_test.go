@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 )
 
 // eras are the two protocol eras a client can speak: the initialize
@@ -164,24 +165,24 @@ func wantNoFile(t *testing.T, path string) {
 func (p *proc) connect(t *testing.T, version string, opts ...client.ClientOption) *client.Client {
 	t.Helper()
 	c := client.NewClient(transport.NewIO(p.out, p.stdin, nil), opts...)
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatalf("starting the client: %v", err)
-	}
 	initialize(t, c, version)
 	return c
 }
 
-// initialize initializes c in the protocol era of version.
+// clientHello is how the tests' MCP clients introduce themselves, proposing
+// the protocol version ("" for mcp-go's latest).
+func clientHello(version string) mcpclient.Hello {
+	return mcpclient.Hello{Name: "mcp-acpfs-integration", Version: version, Timeout: callTimeout}
+}
+
+// initialize starts c for the rest of the test and initializes it in the
+// protocol era of version, failing the test unless that era is the one
+// negotiated and the server is mcp-acpfs with tools.
 func initialize(t *testing.T, c *client.Client, version string) *mcp.InitializeResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), callTimeout)
-	defer cancel()
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-acpfs-integration", Version: "1"}
-	res, err := c.Initialize(ctx, req)
+	res, err := mcpclient.Start(t.Context(), c, clientHello(version))
 	if err != nil {
-		t.Fatalf("initialize with protocol %s: %v", version, err)
+		t.Fatal(err)
 	}
 	if got := c.ProtocolVersion(); got != version {
 		t.Fatalf("negotiated protocol %s, want %s", got, version)

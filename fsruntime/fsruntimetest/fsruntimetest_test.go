@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 	"unicode/utf8"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
@@ -355,14 +354,33 @@ var brokenFSes = []struct {
 		}
 	}},
 	{"loses concurrent writes", "concurrent writes", func(m *fsruntimetest.MemFS) fsruntime.FS {
-		// One shared slot for the pending write.
+		// One shared slot for the pending write. The first of the
+		// concurrent writes waits until a second has filled the slot, and
+		// then writes what the slot holds: its own content is lost.
 		var mu sync.Mutex
 		var slot [2]string
+		arrived := 0
+		second := make(chan struct{})
+		concurrent := string(filepath.Separator) + "concurrent" + string(filepath.Separator)
 		return breakWrite(m, func(ctx context.Context, path, content string) error {
+			if !strings.Contains(path, concurrent) {
+				return m.WriteTextFile(ctx, path, content)
+			}
 			mu.Lock()
 			slot = [2]string{path, content}
+			arrived++
+			n := arrived
 			mu.Unlock()
-			time.Sleep(time.Millisecond)
+			switch n {
+			case 1:
+				select {
+				case <-second:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case 2:
+				close(second)
+			}
 			mu.Lock()
 			path, content = slot[0], slot[1]
 			mu.Unlock()

@@ -26,7 +26,8 @@ var acpfsTools = []string{
 // The baseline's editor serves both fs methods. The no-fs run is compared
 // with it too, which also shows that none of these agents offers other
 // tools when the editor serves no fs method (a run of its own would cost
-// another agent start).
+// another agent start). With -short, each agent runs the baseline and the
+// steered run only.
 func TestRealAgents(t *testing.T) {
 	nodeModules(t)
 	for _, a := range agents {
@@ -45,16 +46,25 @@ func TestRealAgents(t *testing.T) {
 				checkRecordedShapes(t, a, r)
 			})
 			t.Run("keep", func(t *testing.T) {
+				skipShort(t)
 				r := runAgent(t, a, runOptions{proxyFlags: []string{"--agent-tools", "keep"}})
 				checkStopped(t, r)
 				checkUnsteeredTools(t, a, r, baseline)
 			})
 			t.Run("no-fs", func(t *testing.T) {
+				skipShort(t)
 				r := runAgent(t, a, runOptions{noFS: true})
 				checkStopped(t, r)
 				checkUnsteeredTools(t, a, r, baseline)
 			})
 		})
+	}
+}
+
+// skipShort skips the runs that -short leaves out.
+func skipShort(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short runs the baseline and the steered run only")
 	}
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/modelserver"
+	"golang.org/x/sys/unix"
 )
 
 // Bounds. An agent run takes 5 to 20 seconds on 2 cores; these only bound
@@ -204,7 +205,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 var launchFilePattern = regexp.MustCompile(`policy=(\S+)`)
 
 // waitGone waits up to goneTimeout for every process carrying marker in
-// its environment to be gone, and returns those that are not.
+// its environment to be gone, and returns those that are not. It waits for
+// the exit of each process it finds, on a pidfd, then looks again for any
+// started meanwhile.
 func waitGone(marker string) []int {
 	deadline := time.Now().Add(goneTimeout)
 	for {
@@ -212,7 +215,31 @@ func waitGone(marker string) []int {
 		if len(left) == 0 || time.Now().After(deadline) {
 			return left
 		}
-		time.Sleep(20 * time.Millisecond) // polling a process table; there is nothing to wait on
+		for _, pid := range left {
+			waitExit(pid, deadline)
+		}
+	}
+}
+
+// waitExit waits until pid has exited or deadline passes.
+func waitExit(pid int, deadline time.Time) {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		if !errors.Is(err, unix.ESRCH) {
+			time.Sleep(20 * time.Millisecond) // no pidfds: poll the process table
+		}
+		return
+	}
+	defer unix.Close(fd)
+	for {
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return
+		}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, err := unix.Poll(fds, int(wait.Milliseconds())+1); err != unix.EINTR {
+			return
+		}
 	}
 }
 

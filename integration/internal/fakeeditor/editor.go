@@ -15,6 +15,7 @@ import (
 	"log"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/sourcegraph/jsonrpc2"
@@ -22,6 +23,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/syncwriter"
 )
 
 // Options configure an [Editor].
@@ -50,7 +52,7 @@ type Options struct {
 type Editor struct {
 	opts Options
 	conn *jsonrpc2.Conn
-	out  *lockedWriter
+	out  *syncwriter.Writer // raw lines and the connection's never interleave
 
 	mu           sync.Mutex
 	msgs         []Message
@@ -78,7 +80,7 @@ func New(ctx context.Context, in io.ReadCloser, out io.WriteCloser, opts Options
 	}
 	e := &Editor{
 		opts:    opts,
-		out:     &lockedWriter{w: out},
+		out:     syncwriter.New(out),
 		changed: make(chan struct{}),
 		held:    make(map[string]chan struct{}),
 	}
@@ -113,12 +115,7 @@ func (e *Editor) WriteLine(line []byte) error {
 // however long, between the messages the connection writes, without
 // holding it.
 func (e *Editor) WriteStream(r io.Reader) error {
-	e.out.mu.Lock()
-	defer e.out.mu.Unlock()
-	if _, err := io.Copy(e.out.w, r); err != nil {
-		return err
-	}
-	_, err := e.out.w.Write([]byte{'\n'})
+	_, err := e.out.Copy(io.MultiReader(r, strings.NewReader("\n")))
 	return err
 }
 
@@ -380,19 +377,6 @@ func allowOnce(params json.RawMessage) string {
 		}
 	}
 	return "allow-once"
-}
-
-// lockedWriter writes each Write whole, so that raw lines and the
-// connection's lines never interleave.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // tap passes reads through and calls line with every complete line read.

@@ -36,11 +36,12 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/syncwriter"
 )
 
 // Options configure [Run].
@@ -93,7 +94,7 @@ func Run(in io.Reader, out io.Writer, opts Options) int {
 		opts.Self, _ = os.Executable()
 	}
 	logger := slog.New(slog.NewTextHandler(opts.Log, nil)).With("component", "testagent")
-	out = &lockedWriter{w: out}
+	out = syncwriter.New(out)
 	var w io.Writer = out
 	if opts.Garbage {
 		io.WriteString(out, "garbage before anything\n")
@@ -616,71 +617,34 @@ func (a *agent) client(ctx context.Context, s *session, name string) (*mcpClient
 	if c != nil {
 		return c, nil
 	}
-	var entry struct {
-		Type    string `json:"type"`
-		Name    string `json:"name"`
-		URL     string `json:"url"`
-		Headers []struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"headers"`
-		Command string   `json:"command"`
-		Args    []string `json:"args"`
-		Env     []struct {
-			Name  string `json:"name"`
-			Value string `json:"value"`
-		} `json:"env"`
-	}
+	var entry mcpclient.Entry
 	i := slices.IndexFunc(s.servers, func(raw json.RawMessage) bool {
+		entry = mcpclient.Entry{}
 		return json.Unmarshal(raw, &entry) == nil && entry.Name == name
 	})
 	if i < 0 {
 		return nil, fmt.Errorf("no MCP server %q in the session", name)
 	}
 	c = &mcpClient{}
-	var err error
-	switch entry.Type {
-	case "http":
-		headers := make(map[string]string)
-		for _, h := range entry.Headers {
-			headers[h.Name] = h.Value
-		}
-		c.c, err = client.NewStreamableHttpClient(entry.URL, transport.WithHTTPHeaders(headers))
-		if err == nil {
-			err = c.c.Start(a.ctx)
-		}
-	case "":
-		var env []string
-		for _, e := range entry.Env {
-			env = append(env, e.Name+"="+e.Value)
-		}
-		var cmd *exec.Cmd
-		c.c, err = client.NewStdioMCPClientWithOptions(entry.Command, env, entry.Args,
-			transport.WithCommandFunc(func(_ context.Context, command string, env, args []string) (*exec.Cmd, error) {
-				cmd = exec.Command(command, args...)
-				cmd.Env = append(os.Environ(), env...)
-				cmd.Stderr = a.opts.Log
-				return cmd, nil
-			}))
-		if cmd != nil && cmd.Process != nil {
-			c.pid = cmd.Process.Pid
-		}
-	default:
-		return nil, fmt.Errorf("MCP server %q has type %q", name, entry.Type)
+	var cmd *exec.Cmd // of a stdio server
+	opts := mcpclient.Options{
+		Hello: mcpclient.Hello{Name: "testagent"},
+		Command: func(name string, args, env []string) *exec.Cmd {
+			cmd = exec.Command(name, args...)
+			cmd.Env = append(os.Environ(), env...)
+			cmd.Stderr = a.opts.Log
+			return cmd
+		},
 	}
-	if err != nil {
-		return nil, fmt.Errorf("connect to MCP server %q: %w", name, err)
-	}
-	var init mcp.InitializeRequest
-	init.Params.ClientInfo = mcp.Implementation{Name: "testagent", Version: "1"}
 	if a.opts.LegacyMCP {
-		init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+		opts.Version = mcp.LATEST_LEGACY_PROTOCOL_VERSION
 	}
-	ictx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	if _, err := c.c.Initialize(ictx, init); err != nil {
-		c.c.Close()
-		return nil, fmt.Errorf("initialize MCP server %q: %w", name, err)
+	var err error
+	if c.c, err = mcpclient.Connect(a.ctx, entry, opts); err != nil {
+		return nil, err
+	}
+	if cmd != nil && cmd.Process != nil {
+		c.pid = cmd.Process.Pid
 	}
 	s.mu.Lock()
 	s.clients[name] = c
@@ -719,16 +683,4 @@ func (a *agent) shutdown() {
 	for _, c := range children {
 		c.Process.Signal(syscall.SIGKILL)
 	}
-}
-
-// lockedWriter makes each Write whole with respect to the others.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }

@@ -48,7 +48,7 @@ type listRender struct {
 	size       int    // the bytes it holds, for the budget
 }
 
-// renderCache holds the kept renders, one per path.
+// renderCache holds the kept renders of one server, one per path.
 type renderCache struct {
 	mu    sync.Mutex
 	m     map[string]*listRender
@@ -56,7 +56,7 @@ type renderCache struct {
 	size  int
 }
 
-var listRenders = &renderCache{m: map[string]*listRender{}}
+func newRenderCache() *renderCache { return &renderCache{m: map[string]*listRender{}} }
 
 // get returns the render kept for path, or nil.
 func (c *renderCache) get(path string) *listRender {
@@ -88,31 +88,23 @@ func (c *renderCache) put(r *listRender) {
 	}
 }
 
-// reset forgets every render (for tests).
-func (c *renderCache) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	clear(c.m)
-	c.order, c.size = nil, 0
-}
-
 // renderedListing returns list_directory's result, without details, for
 // the entries listed at path: a kept render when there is one for the same
 // path, entries and truncation, else a new one, kept. It returns nil when
 // the transport splices nothing in (then the handler builds the result
 // itself) or the listing is too small to keep. entries is not kept; it
 // may be modified after.
-func renderedListing(ctx context.Context, path string, entries []fsruntime.DirEntry, truncated bool) *mcp.CallToolResult {
+func (b *binding) renderedListing(ctx context.Context, path string, entries []fsruntime.DirEntry, truncated bool) *mcp.CallToolResult {
 	if len(entries) < listRenderMin || !lift.Splices(ctx) {
 		return nil
 	}
-	r := listRenders.get(path)
+	r := b.renders.get(path)
 	if r == nil || r.truncated != truncated || !slices.Equal(r.entries, entries) {
 		var err error
 		if r, err = renderListing(path, entries, truncated); err != nil {
 			return nil // the handler's own encoding will say what is wrong
 		}
-		listRenders.put(r)
+		b.renders.put(r)
 	}
 	structured, _ := lift.JSON(ctx, r.structured)
 	text, _ := lift.JSON(ctx, r.text)

@@ -20,8 +20,7 @@ import (
 // rendered again whenever the entries change: a file added, one removed,
 // one that becomes a directory, a listing that becomes truncated.
 func TestRenderedListing(t *testing.T) {
-	listRenders.reset()
-	t.Cleanup(listRenders.reset)
+	t.Parallel()
 	dir := t.TempDir()
 	files := map[string]string{
 		"big.txt": strings.Repeat("a line of text, long enough to be lifted past mcp-go\n", 2000),
@@ -33,7 +32,7 @@ func TestRenderedListing(t *testing.T) {
 	for i := range 100 {
 		files[fmt.Sprintf("many/file-%03d.txt", i)] = "x"
 	}
-	srv := diskServer(t, dir, false, files)
+	srv, b := diskServer(t, dir, false, files)
 	many := filepath.Join(dir, "many")
 	if err := os.Mkdir(filepath.Join(many, "sub"), 0o755); err != nil {
 		t.Fatal(err)
@@ -67,7 +66,7 @@ func TestRenderedListing(t *testing.T) {
 			// Reads in between take and give back the buffers lifted
 			// results are quoted into; a kept render is never one of them.
 			handleLifted(t, srv, ctx, call(ReadTextFile, filepath.Join(dir, "big.txt")))
-			r := listRenders.get(many)
+			r := b.renders.get(many)
 			if r == nil {
 				t.Fatalf("%s: no render kept", step)
 			}
@@ -128,7 +127,7 @@ func TestRenderedListing(t *testing.T) {
 		t.Fatal(err)
 	}
 	handleLifted(t, srv, ctx, call(ListDirectory, small))
-	if listRenders.get(small) != nil {
+	if b.renders.get(small) != nil {
 		t.Error("an empty listing was kept")
 	}
 }
@@ -169,8 +168,8 @@ func wantSameResponse(t *testing.T, what string, got, want []byte) {
 }
 
 // diskServer writes files (by slash-separated path) under dir and returns a
-// server on a Disk rooted at dir.
-func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]string) *server.MCPServer {
+// server on a Disk rooted at dir, and its binding.
+func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]string) (*server.MCPServer, *binding) {
 	tb.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))
@@ -186,17 +185,18 @@ func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]strin
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { d.Close() })
-	srv, err := NewServer(DiskFiles(d, readOnly), Options{})
+	srv, b, err := newServer(DiskFiles(d, readOnly), Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return srv
+	return srv, b
 }
 
 // Kept renders stay within their budget, the oldest dropped first, and a
 // path's new render takes the place of its old one.
 func TestRenderCacheBudget(t *testing.T) {
-	c := &renderCache{m: map[string]*listRender{}}
+	t.Parallel()
+	c := newRenderCache()
 	third := listRenderBudget/3 + 1
 	put := func(path string, size int) *listRender {
 		r := &listRender{path: path, size: size}

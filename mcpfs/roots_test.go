@@ -448,7 +448,7 @@ func connectHTTPWithRoots(t *testing.T, f *rootsFixture, version string, roots c
 	}
 	var req mcp.InitializeRequest
 	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "bridge-test", Version: "0"}
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcpfs-test", Version: "0"}
 	if _, err := c.Initialize(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -134,11 +134,17 @@ func instructions(sess Files) string {
 // The server serves any number of MCP clients over any mcp-go transport; a
 // client's roots narrow only that client's view.
 func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
+	srv, _, err := newServer(sess, opts)
+	return srv, err
+}
+
+// newServer is NewServer, and also returns the server's binding.
+func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 	if sess.FS == nil {
-		return nil, errors.New("bridge: Files.FS is nil")
+		return nil, nil, errors.New("mcpfs: Files.FS is nil")
 	}
 	if !filepath.IsAbs(sess.WorkDir) {
-		return nil, errors.New("bridge: Files.WorkDir " + strconv.Quote(sess.WorkDir) + " is not absolute")
+		return nil, nil, errors.New("mcpfs: Files.WorkDir " + strconv.Quote(sess.WorkDir) + " is not absolute")
 	}
 	if opts.Name == "" {
 		opts.Name = "mcp-acpfs"
@@ -159,6 +165,7 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 		log:     logger,
 		timeout: opts.RootsTimeout,
 		clients: make(map[string]*clientRoots),
+		renders: newRenderCache(),
 	}
 	b.home, _ = os.UserHomeDir() // "" leaves ~ a name
 	hooks := &server.Hooks{}
@@ -184,9 +191,9 @@ func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 	b.watchResources(hooks) // resources.go
 	b.addTools()
 	if err := b.encodeInputSchemas(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return srv, nil
+	return srv, b, nil
 }
 
 // encodeInputSchemas gives every tool its input schema encoded once
@@ -202,7 +209,7 @@ func (b *binding) encodeInputSchemas() error {
 		}
 		raw, err := json.Marshal(st.Tool.InputSchema)
 		if err != nil {
-			return fmt.Errorf("bridge: the input schema of %s: %w", name, err)
+			return fmt.Errorf("mcpfs: the input schema of %s: %w", name, err)
 		}
 		b.inputSchemas[name] = st.Tool.InputSchema
 		tool := st.Tool
@@ -229,4 +236,6 @@ type binding struct {
 	clients map[string]*clientRoots // by MCP session id; guarded by mu
 
 	watch *watcher // the file:// resource subscriptions; resources.go
+
+	renders *renderCache // the listings kept rendered; listrender.go
 }

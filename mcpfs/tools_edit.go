@@ -135,8 +135,9 @@ func unwrapPath(err error) error {
 }
 
 // pathLocks serialises the writes and edits of this process by path (see
-// "Conflict detection" above). It is shared by every server of the
-// process, since sessions may share files.
+// "Conflict detection" above). It is per process on purpose: every session
+// has a server of its own, sessions may share files, and two servers must
+// not interleave one's check of expectedHash with the other's write.
 var pathLocks = &keyedMutex{locks: make(map[string]*keyedLock)}
 
 type keyedMutex struct {

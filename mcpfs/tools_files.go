@@ -535,7 +535,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 		if len(entries) > MaxListEntries {
 			entries, truncated = entries[:MaxListEntries], true
 		}
-		if res := renderedListing(ctx, p, entries, truncated); res != nil { // listrender.go
+		if res := b.renderedListing(ctx, p, entries, truncated); res != nil { // listrender.go
 			return res, nil
 		}
 		out.Entries, out.Truncated = listEntries(entries), truncated

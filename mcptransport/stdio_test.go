@@ -20,40 +20,42 @@ import (
 
 func TestStdio(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
-		t.Run(era.Name, func(t *testing.T) {
-			f := mcpfstest.NewFixture(t, false)
-			f.WriteFile(t, "a.txt", "a\r\nb\n")
-			toServer, fromServer, listened := mcpfstest.ServeStdio(t, f.Srv, f.Transport(t))
+		for _, sv := range mcpfstest.Servings {
+			t.Run(era.Name+"/"+sv.Name, func(t *testing.T) {
+				f := mcpfstest.NewFixture(t, false)
+				f.WriteFile(t, "a.txt", "a\r\nb\n")
+				toServer, fromServer, listened := mcpfstest.ServeStdio(t, f.Srv, sv.Transport(t, f))
 
-			c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
-			if err := c.Start(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			var req mcp.InitializeRequest
-			req.Params.ProtocolVersion = era.Version
-			if _, err := c.Initialize(t.Context(), req); err != nil {
-				t.Fatal(err)
-			}
-			if got := c.ProtocolVersion(); got != era.Version {
-				t.Fatalf("protocol version %q, want %q", got, era.Version)
-			}
-			tools, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-			if err != nil || len(tools.Tools) < 2 {
-				t.Fatalf("tools/list: %v, %v", tools, err)
-			}
-			if got := mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "a.txt", "line": 2})); got != "b\n" {
-				t.Errorf("read %q", got)
-			}
-			mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "new/b.txt", "content": "x"}))
-			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "missing.txt"}), f.Path("missing.txt"))
-			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "a.txt", "line": -1}), "line must be at least 0")
+				c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
+				if err := c.Start(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				var req mcp.InitializeRequest
+				req.Params.ProtocolVersion = era.Version
+				if _, err := c.Initialize(t.Context(), req); err != nil {
+					t.Fatal(err)
+				}
+				if got := c.ProtocolVersion(); got != era.Version {
+					t.Fatalf("protocol version %q, want %q", got, era.Version)
+				}
+				tools, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+				if err != nil || len(tools.Tools) < 2 {
+					t.Fatalf("tools/list: %v, %v", tools, err)
+				}
+				if got := mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "a.txt", "line": 2})); got != "b\n" {
+					t.Errorf("read %q", got)
+				}
+				mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "new/b.txt", "content": "x"}))
+				mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "missing.txt"}), f.Path("missing.txt"))
+				mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "a.txt", "line": -1}), "line must be at least 0")
 
-			// The end of input ends the server, without an error.
-			c.Close()
-			if err := <-listened; err != nil {
-				t.Errorf("ServeStdio: %v", err)
-			}
-		})
+				// The end of input ends the server, without an error.
+				c.Close()
+				if err := <-listened; err != nil {
+					t.Errorf("ServeStdio: %v", err)
+				}
+			})
+		}
 	}
 }
 

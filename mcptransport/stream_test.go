@@ -36,50 +36,52 @@ func bigText(n int) string {
 }
 
 // Large contents pass through the stdio transport unchanged both ways,
-// in both protocol eras: written, read back (text and structured content),
+// in both protocol eras and every serving: written, read back (text and structured content),
 // and edited with large old and new texts.
 func TestStdioLargeContents(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
-		t.Run(era.Name, func(t *testing.T) {
-			f := mcpfstest.NewFixtureMax(t, 4<<20)
-			c := mcpfstest.StdioClient(t, f.Srv, f.Transport(t), era.Version)
-			content := bigText(300 << 10)
+		for _, sv := range mcpfstest.Servings {
+			t.Run(era.Name+"/"+sv.Name, func(t *testing.T) {
+				f := mcpfstest.NewFixtureMax(t, 4<<20)
+				c := mcpfstest.StdioClient(t, f.Srv, sv.Transport(t, f), era.Version)
+				content := bigText(300 << 10)
 
-			mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "big.txt", "content": content}))
-			if got, _ := os.ReadFile(f.Path("big.txt")); string(got) != content {
-				t.Fatalf("the file written has %d bytes, want the %d sent", len(got), len(content))
-			}
+				mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "big.txt", "content": content}))
+				if got, _ := os.ReadFile(f.Path("big.txt")); string(got) != content {
+					t.Fatalf("the file written has %d bytes, want the %d sent", len(got), len(content))
+				}
 
-			res := mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "big.txt"})
-			if got := mcpfstest.WantOK(t, res); got != content {
-				t.Errorf("read back %d bytes of text, want %d", len(got), len(content))
-			}
-			var out struct {
-				Content   string `json:"content"`
-				LineCount int    `json:"lineCount"`
-				SHA256    string `json:"sha256"`
-			}
-			raw, _ := json.Marshal(res.StructuredContent)
-			if err := json.Unmarshal(raw, &out); err != nil || out.Content != content || out.LineCount != strings.Count(content, "\n") {
-				t.Errorf("structured content: %d bytes, %d lines, %v", len(out.Content), out.LineCount, err)
-			}
+				res := mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "big.txt"})
+				if got := mcpfstest.WantOK(t, res); got != content {
+					t.Errorf("read back %d bytes of text, want %d", len(got), len(content))
+				}
+				var out struct {
+					Content   string `json:"content"`
+					LineCount int    `json:"lineCount"`
+					SHA256    string `json:"sha256"`
+				}
+				raw, _ := json.Marshal(res.StructuredContent)
+				if err := json.Unmarshal(raw, &out); err != nil || out.Content != content || out.LineCount != strings.Count(content, "\n") {
+					t.Errorf("structured content: %d bytes, %d lines, %v", len(out.Content), out.LineCount, err)
+				}
 
-			// Whole lines from about 1 KB to about 40 KB.
-			from := strings.IndexByte(content[1000:], '\n') + 1001
-			to := strings.IndexByte(content[40000:], '\n') + 40001
-			old := content[from:to]
-			repl := strings.ToUpper(old) + "new" + bigText(20<<10)
-			mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.EditTextFile, map[string]any{"path": "big.txt", "expectedHash": out.SHA256,
-				"edits": []map[string]any{{"oldText": old, "newText": repl}}}))
-			if got, _ := os.ReadFile(f.Path("big.txt")); string(got) != content[:from]+repl+content[to:] {
-				t.Errorf("the file edited has %d bytes, want %d", len(got), len(content)-len(old)+len(repl))
-			}
-		})
+				// Whole lines from about 1 KB to about 40 KB.
+				from := strings.IndexByte(content[1000:], '\n') + 1001
+				to := strings.IndexByte(content[40000:], '\n') + 40001
+				old := content[from:to]
+				repl := strings.ToUpper(old) + "new" + bigText(20<<10)
+				mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.EditTextFile, map[string]any{"path": "big.txt", "expectedHash": out.SHA256,
+					"edits": []map[string]any{{"oldText": old, "newText": repl}}}))
+				if got, _ := os.ReadFile(f.Path("big.txt")); string(got) != content[:from]+repl+content[to:] {
+					t.Errorf("the file edited has %d bytes, want %d", len(got), len(content)-len(old)+len(repl))
+				}
+			})
+		}
 	}
 }
 
-// A server that is not from NewServer gets its arguments as sent: only
-// this package's handlers take lifted ones.
+// A server served with the zero Options gets its arguments as sent:
+// nothing is lifted unless the options name it.
 func TestStdioOtherServerGetsArgumentsAsSent(t *testing.T) {
 	srv := server.NewMCPServer("other", "1")
 	srv.AddTool(mcp.NewTool(mcpfs.WriteTextFile, mcp.WithString("content")),

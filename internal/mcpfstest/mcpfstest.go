@@ -158,6 +158,32 @@ func (f *Fixture) Transport(t testing.TB) mcptransport.Options {
 	return mcpfs.TransportOptions(f.Files, slog.New(slog.NewTextHandler(t.Output(), nil)))
 }
 
+// A Serving is one way for a stream transport to serve a file server.
+type Serving struct {
+	Name       string
+	Lift       bool // large strings lifted past mcp-go
+	PlainCalls bool // plain tool calls served past mcp-go
+}
+
+// Servings are the four: with both fast paths (the default), with each
+// alone, and as stock mcp-go serves.
+var Servings = []Serving{
+	{"fast", true, true},
+	{"lift-only", true, false},
+	{"plain-only", false, true},
+	{"stock", false, false},
+}
+
+// Transport returns the options of serving s for the fixture.
+func (s Serving) Transport(t testing.TB, f *Fixture) mcptransport.Options {
+	opts := f.Transport(t)
+	if !s.Lift {
+		opts.Lift = nil
+	}
+	opts.PlainCalls = s.PlainCalls
+	return opts
+}
+
 // Connect returns an initialized in-process client of srv speaking
 // version.
 func Connect(t testing.TB, srv *server.MCPServer, version string, opts ...client.ClientOption) *client.Client {

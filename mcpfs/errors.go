@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // errorResult turns the failure of a file operation into the tool result a
@@ -133,10 +134,6 @@ func hint(op string, err error) string {
 	return ""
 }
 
-// validationPrefix starts the text of mcp-go's result for arguments that
-// fail a tool's input schema.
-const validationPrefix = "input schema validation failed"
-
 // rewriteValidationResult replaces the text of mcp-go's input validation
 // failures, such as "/line: &{Got:-1/1 Want:0/1}" (mcp-go v1.2.1 prints the
 // validator's error kinds with %+v), with one a model can act on, which
@@ -150,7 +147,7 @@ func rewriteValidationResult(tool mcp.Tool, req *mcp.CallToolRequest, result any
 		return
 	}
 	tc, ok := mcp.AsTextContent(res.Content[0])
-	if !ok || !strings.HasPrefix(tc.Text, validationPrefix) {
+	if !ok || !strings.HasPrefix(tc.Text, mcpserve.ValidationPrefix) {
 		return
 	}
 	problems := argumentProblems(tool.InputSchema, req.Params.Arguments)
@@ -355,16 +352,16 @@ func jsonKind(v any) string {
 // roots (or a directory) is invalid params, and anything else (a file too
 // large, a failed read) is internal. The data names the URI.
 func resourceRPCError(ctx context.Context, uri string, err error) error {
-	code := mcp.INTERNAL_ERROR
+	code := wire.CodeInternalError
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		code = mcp.RESOURCE_NOT_FOUND
+		code = wire.CodeResourceNotFound
 		if mcp.IsModernProtocol(server.RequestProtocolVersion(ctx)) {
-			code = mcp.INVALID_PARAMS
+			code = wire.CodeInvalidParams
 		}
 	case errors.Is(err, fsruntime.ErrTooLarge), errors.Is(err, fsruntime.ErrBinary):
 	case errors.Is(err, fsruntime.ErrOutsideRoots), errors.Is(err, fs.ErrInvalid):
-		code = mcp.INVALID_PARAMS
+		code = wire.CodeInvalidParams
 	}
 	return mcpserve.ReportError(ctx, code, map[string]any{"uri": uri}, err)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 )
 
 func TestErrorResult(t *testing.T) {
@@ -120,7 +121,7 @@ func TestRewriteValidationResultKeepsOtherResults(t *testing.T) {
 	req := &mcp.CallToolRequest{}
 	req.Params.Arguments = map[string]any{}
 	for _, res := range []*mcp.CallToolResult{
-		mcp.NewToolResultText(validationPrefix + ": not an error"),
+		mcp.NewToolResultText(mcpserve.ValidationPrefix + ": not an error"),
 		mcp.NewToolResultError("read /a: file does not exist"),
 	} {
 		want := res.Content[0].(mcp.TextContent).Text
@@ -131,9 +132,9 @@ func TestRewriteValidationResultKeepsOtherResults(t *testing.T) {
 	}
 	// A failure this package does not model keeps mcp-go's text.
 	req.Params.Arguments = map[string]any{"path": "a"}
-	res := mcp.NewToolResultError(validationPrefix + ": /path: pattern")
+	res := mcp.NewToolResultError(mcpserve.ValidationPrefix + ": /path: pattern")
 	rewriteValidationResult(tool, req, res, "/w")
-	if got := res.Content[0].(mcp.TextContent).Text; got != validationPrefix+": /path: pattern" {
+	if got := res.Content[0].(mcp.TextContent).Text; got != mcpserve.ValidationPrefix+": /path: pattern" {
 		t.Errorf("rewritten to %q", got)
 	}
 }

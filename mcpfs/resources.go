@@ -21,6 +21,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // Files as MCP resources.
@@ -72,7 +73,7 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 	uri := req.Params.URI
 	p, err := resourceFilePath("read", uri)
 	if err != nil {
-		return nil, mcpserve.ReportError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
+		return nil, mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
@@ -229,7 +230,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 		p, unwatched, err := subscriptionTarget(ctx, fsys, uri)
 		done()
 		if err != nil {
-			return mcpserve.ReportError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
+			return mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
 		}
 		id := session.SessionID()
 		send := func(uri string) error {
@@ -242,7 +243,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 		// A stateless request stands alone: the configured roots apply.
 		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
 			if _, _, err := subscriptionTarget(ctx, b.sess.FS, uri); err != nil {
-				return mcpserve.ReportError(ctx, mcp.INVALID_PARAMS, map[string]any{"uri": uri}, err)
+				return mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
 			}
 		}
 	}

@@ -252,7 +252,7 @@ type fixingWriter struct {
 
 func (w *fixingWriter) WriteHeader(code int) {
 	if fixed, ok := w.slot.Code(); ok && w.modern && code == http.StatusOK &&
-		!isEventStream(w.Header()) && fixed != mcp.INTERNAL_ERROR {
+		!isEventStream(w.Header()) && fixed != wire.CodeInternalError {
 		code = http.StatusBadRequest // as mcp-go maps -32600 and -32602
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -357,7 +357,7 @@ func (c *conn) handle(j *job) {
 	if resp == nil {
 		return
 	}
-	line, err := encodeMessage(resp)
+	line, err := mcpserve.EncodeMessage(resp)
 	if err != nil {
 		c.log.Error("encode MCP response", "id", string(m.ID), "error", err)
 		line = wire.ErrorResponse(m.ID, wire.CodeInternalError, "the response could not be encoded: "+err.Error(), nil)
@@ -424,7 +424,7 @@ func (c *conn) handleMessage(ctx context.Context, m wire.Message, raw []byte) (r
 			resp = mcp.JSONRPCError{
 				JSONRPC: mcp.JSONRPC_VERSION,
 				ID:      requestID(m.ID),
-				Error:   mcp.NewJSONRPCErrorDetails(mcp.INTERNAL_ERROR, fmt.Sprintf("internal error: %v", r), nil),
+				Error:   mcp.NewJSONRPCErrorDetails(wire.CodeInternalError, fmt.Sprintf("internal error: %v", r), nil),
 			}
 		}
 	}()
@@ -716,40 +716,6 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 		return mcp.NewRequestId(nil)
 	}
 	return id
-}
-
-// encodeMessage encodes a message from srv.HandleMessage as one line. The
-// response to a tool call is put together from its parts: json.Marshal of
-// the whole would validate and re-compact, byte by byte, the result that
-// mcp.CallToolResult's MarshalJSON (itself json.Marshal) has just encoded.
-func encodeMessage(msg mcp.JSONRPCMessage) ([]byte, error) {
-	resp, ok := msg.(mcp.JSONRPCResponse)
-	if !ok {
-		return json.Marshal(msg)
-	}
-	var result []byte
-	var err error
-	switch r := resp.Result.(type) {
-	case *mcp.CallToolResult:
-		result, err = r.MarshalJSON()
-	case mcp.CallToolResult:
-		result, err = r.MarshalJSON()
-	default:
-		return json.Marshal(msg)
-	}
-	if err != nil {
-		return nil, err
-	}
-	id, err := json.Marshal(resp.ID)
-	if err != nil {
-		return nil, err
-	}
-	line := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(result))
-	line = append(line, `{"jsonrpc":"2.0","id":`...)
-	line = append(line, id...)
-	line = append(line, `,"result":`...)
-	line = append(line, result...)
-	return append(line, '}'), nil
 }
 
 // streamSession is the mcp-go session of one connection.

@@ -20,6 +20,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -82,7 +83,7 @@ func callBothWays(t *testing.T, c *conn, ctx context.Context, line string) (dire
 	}
 	cctx, lt, raw = lifted()
 	msg := c.srv.HandleMessage(cctx, raw)
-	resp, err := encodeMessage(msg)
+	resp, err := mcpserve.EncodeMessage(msg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,62 +318,6 @@ func bufioLines(r io.Reader) <-chan string {
 		}
 	}()
 	return lines
-}
-
-// encodeToolResult encodes what MarshalJSON encodes, value for value, and
-// member for member in MarshalJSON's order.
-func TestEncodeToolResult(t *testing.T) {
-	prio := 0.5
-	for i, r := range []*mcp.CallToolResult{
-		{Content: []mcp.Content{}},
-		{Content: []mcp.Content{mcp.NewTextContent("plain")}},
-		{Content: []mcp.Content{mcp.NewTextContent("<a href=\"x\">&amp;</a>\n\t\x01 é \u2028 \xff")}, IsError: true},
-		{Content: []mcp.Content{mcp.NewTextContent("one"), mcp.NewTextContent("two")}, StructuredContent: map[string]any{"b": 1, "a": "x"}},
-		{Content: []mcp.Content{mcp.NewTextContent("raw")}, RawStructuredContent: json.RawMessage(`{"z":1,"a":[true]}`)},
-		{Content: []mcp.Content{mcp.TextContent{Type: "text", Text: "annotated", Annotated: mcp.Annotated{Annotations: &mcp.Annotations{Priority: &prio}}}}},
-		{Content: []mcp.Content{mcp.NewImageContent("aGk=", "image/png")}},
-		{Result: mcp.Result{Meta: &mcp.Meta{AdditionalFields: map[string]any{"k": "v"}}}, Content: []mcp.Content{mcp.NewTextContent("meta")}},
-	} {
-		got, err := encodeToolResult(r)
-		if err != nil {
-			t.Fatalf("%d: %v", i, err)
-		}
-		want, err := r.MarshalJSON()
-		if err != nil {
-			t.Fatal(err)
-		}
-		var g, w any
-		if err := json.Unmarshal(got, &g); err != nil {
-			t.Fatalf("%d: not JSON: %v\n%s", i, err, got)
-		}
-		json.Unmarshal(want, &w)
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("%d:\n got %s\nwant %s", i, got, want)
-		}
-		if keys(t, got) != keys(t, want) {
-			t.Errorf("%d: members %s, want %s", i, keys(t, got), keys(t, want))
-		}
-	}
-}
-
-// keys returns the member names of a JSON object, in order.
-func keys(t *testing.T, obj []byte) string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(obj))
-	dec.Token() // {
-	var names []string
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, k.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return strings.Join(names, ",")
 }
 
 // A tool added to mcpfs.NewServer's server by its embedder, whose handler reads

@@ -15,19 +15,6 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 )
 
-// Agents list the same directories again and again, and a directory that
-// has not changed comes from runtime's listing cache in a few
-// microseconds per hundred entries. Rendering it, as the text content and
-// again as the structured content, then costs several times the listing.
-// So a listing without details, once rendered, is kept as the two JSON
-// values the transport splices into the response (lift.go), and reused for
-// as long as a listing of the same path gives the same entries.
-//
-// A result is a function of the path, the entries and whether they were
-// truncated, and a kept render is reused only when all three are equal to
-// its own, so it is never stale: a directory that changed lists other
-// entries, and gets a new render.
-
 // listRenderMin is the number of entries from which a listing's render is
 // kept: a smaller one costs little to render.
 const listRenderMin = 64
@@ -93,7 +80,7 @@ func (c *renderCache) put(r *listRender) {
 // path, entries and truncation, else a new one, kept. It returns nil when
 // the transport splices nothing in (then the handler builds the result
 // itself) or the listing is too small to keep. entries is not kept; it
-// may be modified after.
+// may be modified after. Why renders are kept: DESIGN.md.
 func (b *binding) renderedListing(ctx context.Context, path string, entries []fsruntime.DirEntry, truncated bool) *mcp.CallToolResult {
 	if len(entries) < listRenderMin || !lift.Splices(ctx) {
 		return nil

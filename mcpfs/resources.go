@@ -24,39 +24,12 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
-// Files as MCP resources.
-//
-// The resource template file://{+path} (RFC 6570 reserved expansion, so
-// the slashes of the absolute path stay as they are) names every file; a
-// read goes the way read_text_file does, through the client's FS (b.acquire),
-// so through the proxy it returns the editor's unsaved buffer. A file that
-// is not text comes back as a blob, read from the FS's bytes if it offers
-// them ([fsruntime.BinaryFS]).
-//
-// Subscriptions are checked before mcp-go handles them, in an
-// OnRequestInitialization hook, the only place mcp-go v1.2.1 lets a server
-// refuse a resources/subscribe (its default handler accepts any URI, and a
-// refusal there is a JSON-RPC error with code -32600, which the transports
-// turn into -32602, invalid params, see mcpserve.ReportError):
-//
-//   - Protocol 2025-11-25 and earlier: resources/subscribe subscribes the
-//     session in that hook, once the file is found inside the client's
-//     roots; resources/unsubscribe ends it (after-unsubscribe hook); the end
-//     of the session ends all of them (on-unregister-session hook).
-//   - Protocol 2026-07-28: resources/subscribe is gone (mcp-go answers
-//     -32601); a subscriptions/listen request names the resources in its
-//     filter. The hook checks them, they are subscribed when mcp-go starts
-//     serving the stream (before-listen hook, before mcp-go acknowledges
-//     it) and unsubscribed when the stream ends (after-listen and on-error
-//     hooks). The notifications carry the stream's subscription id.
-//
-// watch.go watches the files and sends the notifications.
-
 // FileResourceTemplate is the URI template of the files served as
 // resources: file:// and an absolute path.
 const FileResourceTemplate = "file://{+path}"
 
-// addResources registers the file:// resource template.
+// addResources registers the file:// resource template. How resources
+// are read and subscribed to, in both protocol eras: DESIGN.md.
 func (b *binding) addResources() {
 	desc := "A file inside the allowed roots, as file:// and its absolute path, percent-encoded " +
 		"(file:///home/me/project/main.go). Reading returns the file's current text, including unsaved " +

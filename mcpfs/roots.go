@@ -15,54 +15,9 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 )
 
-// MCP roots only ever narrow a session: the FS a client's tool calls use is
-// Files.Narrow of the client's file:// roots, the intersection with the
-// session's own roots. A client's roots that cannot be had (an error, no
-// answer within the roots timeout) leave the roots in force: the configured
-// ones, or the client's earlier narrowing. How the server asks depends on
-// the protocol era and the transport:
-//
-//   - Protocol 2025-11-25 and earlier: a server-to-client roots/list
-//     request, for a client that declared the roots capability at
-//     initialize, and again after each notifications/roots/list_changed.
-//     Its answer holds for the session's tool calls until the next change.
-//
-//     On stdio and in process the request can be sent at any time: it is
-//     sent on its own goroutine after
-//     notifications/initialized and after each list_changed (never in the
-//     notification handler: mcp-go's stdio transport handles client
-//     notifications on its read loop, which then could not read the reply),
-//     and a tool call waits, within the roots timeout, for a fetch in
-//     flight.
-//
-//     Over Streamable HTTP, mcp-go v1.2.1 sends roots/list (and
-//     sampling/createMessage) only on the standalone GET stream, which is
-//     optional and which mcp-go's own client does not open by default;
-//     unlike elicitation/create it never puts them on the POST response
-//     stream of the request being handled. A request sent outside a tool
-//     call would wait for a GET stream that may never come, and so would
-//     the tool calls waiting for it. So [RequestScopedRoots], in front of
-//     mcp-go's handler, gives each POST a response stream of its own that
-//     the server can send a request on, and routes the client's reply back:
-//     a session served through it is asked in its first tool call (and in
-//     the first after each list_changed), on that call's own response
-//     stream, as the Streamable HTTP transport recommends, and is never
-//     asked in the background. Behind a bare mcp-go handler, an HTTP client
-//     is asked in the background like the others, and one without a GET
-//     stream holds its first tool call for the roots timeout.
-//
-//   - Protocol 2026-07-28 (stateless, where roots are deprecated): there is
-//     no session to remember roots in and no server-to-client request. A
-//     tool call of a client that declares the roots capability in its
-//     request is answered with an input_required result asking for the
-//     roots (a multi round-trip request, SEP-2322), and the client's retry,
-//     which carries them, runs narrowed to them; that narrowing lasts for
-//     that call only. This costs such a client a second round trip per tool
-//     call, on every transport; a client that does not declare roots keeps
-//     the configured roots and pays nothing.
-
 // clientRoots is the roots state of one MCP client session that declared the
-// roots capability. All fields are guarded by binding.mu.
+// roots capability. All fields are guarded by binding.mu. How roots narrow
+// a session, per era and transport: DESIGN.md, "MCP roots".
 type clientRoots struct {
 	session server.ClientSession
 	ctx     context.Context // ends with the session

@@ -33,7 +33,8 @@ type Files struct {
 	// roots.
 	FS fsruntime.FS
 
-	// ReadOnly leaves write_text_file out of the server altogether.
+	// ReadOnly leaves out every tool that changes files: write_text_file,
+	// edit_text_file, create_directory, move_file and delete_file.
 	ReadOnly bool
 
 	// MaxFileSize is the size limit FS enforces, in bytes, for the tool
@@ -124,15 +125,13 @@ func instructions(sess Files) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-// NewServer returns an MCP server for one session's files, with the tools
-// read_text_file and, unless sess.ReadOnly, write_text_file. Arguments are
-// validated against the tools' input schemas, which reject unknown
-// properties. Results are not checked against the output schemas at run
-// time: the tests check every tool's results against them, and checking
-// each result would encode and decode it once more.
-//
-// The server serves any number of MCP clients over any mcp-go transport; a
-// client's roots narrow only that client's view.
+// NewServer returns an MCP server for one session's files: the twelve file
+// tools (the read-only ones only, if sess.ReadOnly) and the file://
+// resources. Arguments are checked against the tools' input schemas, which
+// reject unknown properties; results are not checked against the output
+// schemas at run time (the tests do). The server serves any number of
+// clients over any mcp-go transport, mcptransport's fastest with
+// [TransportOptions]; a client's roots narrow only that client's view.
 func NewServer(sess Files, opts Options) (*server.MCPServer, error) {
 	srv, _, err := newServer(sess, opts)
 	return srv, err

@@ -37,29 +37,9 @@ func (b *binding) addEditTools() {
 	b.srv.AddTool(b.mediaTool(), b.readMediaFile)
 }
 
-// Conflict detection.
-//
-// read_text_file reports the SHA-256 of the whole file as its route reads
-// it (the editor's buffer or the disk); write_text_file and edit_text_file
-// take it back as expectedHash and refuse to write when the file no longer
-// hashes to it.
-//
-// The check and the write are two operations, not one: nothing in ACP or
-// in a file system offers a compare-and-swap on a file's content. Within
-// this process, every write and edit holds a lock on its path from the
-// check (or the read an edit starts with) to the end of its write, so two
-// tool calls of any session of this process, an agent's parallel calls
-// included, never interleave their read-check-write sequences on the same
-// path. What remains is a change from outside the process (the user typing
-// in the editor, another program writing the disk) that lands between the
-// check and the write: that change is overwritten. The window is one read
-// of the file long plus the write's own latency (a round trip to the
-// editor, or a disk read); expectedHash narrows lost updates to that
-// window, it does not close it. The lock is by path as given, after
-// resolving it against the working directory; two paths that name one
-// file through a symlink are two locks.
-
-// errChanged matches every "changed since read" error.
+// errChanged matches every "changed since read" error: what the
+// expectedHash check of writes and edits reports (DESIGN.md, "Conflict
+// detection", says what it guards against and what it cannot).
 var errChanged = errors.New("changed since read")
 
 // changedError reports a file whose hash is not the expectedHash a call

@@ -13,23 +13,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// The change notifications of file:// resources.
-//
-// fsnotify is not recursive, and a root may hold a large tree, so nothing is
-// watched up front: a subscription to a file watches the file's parent
-// directory, which is where an atomic write (a temporary file renamed over
-// the target) shows up, as Create and Rename events for the file's name. A
-// directory is watched while at least one of its files is subscribed, and
-// the fsnotify watcher itself exists only while at least one directory is
-// watched: when the last subscription ends, by unsubscribe or with its MCP
-// session, the watcher is closed and its goroutines end.
-//
-// Events are debounced per file: a file is reported once its events have
-// been quiet for the debounce delay (or, if they never are, at least every
-// maxDebounce delays), so a burst of writes gives one notifications/resources/updated
-// to each subscriber. One goroutine reads the events and sends the
-// notifications, in the order their delays end.
-
 // unwatchedDirs are the directories whose files are never watched: a
 // subscription to a file under one of them (below a root) is accepted but
 // never notified.
@@ -102,7 +85,7 @@ type watchedFile struct {
 }
 
 // watcher tracks the resource subscriptions of one MCP server and watches
-// the files subscribed to.
+// the files subscribed to; how, and how events are debounced: DESIGN.md.
 type watcher struct {
 	log   *slog.Logger
 	delay time.Duration

@@ -37,20 +37,13 @@ func newHTTPHandler(srv *server.MCPServer, token string, opts Options, limit, sc
 	return BodyTimeout(GuardHTTP(limitBodyScan(mux, limit, scan), token), DefaultHandshakeTimeout)
 }
 
-// GuardHTTP protects next, an HTTP endpoint meant to be reached on a
-// loopback address by local processes only:
-//
-//   - A request whose Host header is not a loopback host (localhost,
-//     127.0.0.0/8 or [::1], with any port) is refused with 403 Forbidden, so
-//     that a web page cannot reach the endpoint through DNS rebinding.
-//   - A request with an Origin header that is not http or https on such a
-//     host (an "Origin: null" included) is refused with 403 Forbidden, so
-//     that a web page of another origin cannot use it.
-//   - Unless token is empty, a request must carry "Authorization: Bearer
-//     <token>" (the scheme in any case); otherwise it is refused with 401
-//     Unauthorized and "WWW-Authenticate: Bearer", with error="invalid_token"
-//     and a text of its own when some other credential came (RFC 6750). The
-//     token is compared in constant time.
+// GuardHTTP protects next, an HTTP endpoint for local processes on a
+// loopback address. It refuses with 403 a Host that is not a loopback host
+// (against DNS rebinding) and an Origin that is not http(s) on one ("null"
+// included); unless token is empty, it refuses with 401 and
+// "WWW-Authenticate: Bearer" (error="invalid_token" for a wrong one, RFC
+// 6750) a request without "Authorization: Bearer <token>", compared in
+// constant time.
 func GuardHTTP(next http.Handler, token string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !loopback.IsLoopbackHost(r.Host) {

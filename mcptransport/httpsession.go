@@ -20,20 +20,6 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
-// Sessions of Streamable HTTP that end.
-//
-// mcp-go v1.2.1's default session id manager only checks an id's format,
-// so a session ended with DELETE, or an id never issued, is served as if
-// it were live; its stateful manager remembers every ended id forever.
-// Here an endpoint keeps the set of its live sessions, at most
-// maxLiveSessions of them (the least recently used one ends when another
-// begins past that), and anything not live is unknown: 404, as the
-// 2025-11-25 transport asks for an ended session, with no memory of the
-// ended ones needed. A request of that era other than initialize without
-// a session id gets 400. Requests of the stateless 2026-07-28 era have no
-// session and pass as they are. A JSON array body (a JSON-RPC batch, which
-// no MCP revision since 2025-06-18 accepts) gets -32600 in both eras.
-
 // maxLiveSessions bounds the live sessions of one HTTP endpoint.
 const maxLiveSessions = 1024
 
@@ -60,7 +46,7 @@ func newBoundedHTTP(srv *server.MCPServer, logger *slog.Logger, wrap func(http.H
 }
 
 // liveSessions is an mcp-go SessionIdManager that knows the live
-// sessions, in the order of their last use.
+// sessions, in the order of their last use. Why: DESIGN.md.
 type liveSessions struct {
 	max int
 

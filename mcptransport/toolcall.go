@@ -16,7 +16,8 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
-// toolCalls serves the plain tool calls of one connection.
+// toolCalls serves the plain tool calls of one connection: those that
+// HandleMessage would answer the same way, which DESIGN.md lists.
 type toolCalls struct {
 	mu      sync.RWMutex
 	schemas map[string]compiledSchema // by tool name; guarded by mu

@@ -21,43 +21,13 @@ import (
 // original id (see aliasFor), so it restores byte for byte without a table.
 const aliasPrefix = "wire-alias:"
 
-// An ObjectStream is a jsonrpc2.ObjectStream for newline-delimited JSON-RPC 2.0,
-// to be used with jsonrpc2.NewConn instead of jsonrpc2.NewPlainObjectStream.
-// It differs from that stream in three ways.
-//
-// A malformed line does not close the Conn: ObjectStream reads with a Reader,
-// which logs and skips it. A message that is well formed but that
-// jsonrpc2's decoder still rejects (for example an error object whose code
-// is not an integer) is logged and skipped too; if it was a request, the
-// ObjectStream answers it with CodeInvalidRequest itself so that the peer does
-// not wait forever.
-//
-// A line longer than the Reader's MaxLineSize is discarded without being
-// held (see [OverlongError]). If it was a request, the ObjectStream answers it
-// with CodeInvalidRequest and a message that names the limit; if it was a
-// response, the ObjectStream hands jsonrpc2 an error response with
-// CodeInternalError for that id instead, so the call waiting for it fails
-// at once rather than never.
-//
-// Ids that jsonrpc2.ID cannot carry work. jsonrpc2 decodes a request id
-// only as a string or an int64 and a response id as a string or a uint64;
-// it rejects negative, fractional and exponent numbers (closing the Conn),
-// and takes a null id for a notification (request) or for 0 (response). On
-// read, the ObjectStream replaces such an id, and every string id that could be
-// taken for an alias or might not survive decoding and re-encoding (one
-// with escapes or invalid UTF-8), with the alias string
-// "wire-alias:<raw id>". On write, a response whose id is an alias gets
-// the original raw id back. A response read with such an id is aliased
-// too, so it matches no pending call and jsonrpc2 logs and drops it (a
-// null id, as peers use to report a parse error, no longer resolves the
-// call with id 0).
-//
-// The alias carries the original id, so there is no table to grow or to
-// clean up. A string id that a peer sends starting with "wire-alias:" is
-// itself aliased, so aliases never collide with real ids.
-//
-// WriteObject is safe for concurrent use; ReadObject must be called from
-// one goroutine at a time, as jsonrpc2.Conn does.
+// An ObjectStream is a jsonrpc2.ObjectStream for newline-delimited
+// JSON-RPC 2.0, for jsonrpc2.NewConn in place of NewPlainObjectStream: a
+// malformed or overlong line does not close the Conn (a request it held is
+// answered with CodeInvalidRequest, a response fails its call), and ids
+// that jsonrpc2.ID cannot carry (negative, fractional, null, odd strings)
+// pass through as "wire-alias:<raw id>" aliases (DESIGN.md). WriteObject is
+// safe for concurrent use; ReadObject must be called from one goroutine.
 type ObjectStream struct {
 	rwc io.ReadWriteCloser
 	r   *Reader

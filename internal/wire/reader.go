@@ -116,23 +116,13 @@ func (r *Reader) log() *slog.Logger {
 	return slog.Default()
 }
 
-// Next returns the next well-formed message (see Parse for what is
-// malformed). It skips blank lines silently, tolerates "\r\n" line endings,
-// and skips malformed lines with one warning each, naming the label, the
-// reason and at most 200 bytes from the start of the line. A last line
-// without a newline is still read.
-//
-// A line longer than MaxLineSize is discarded as it streams past, with one
-// warning, and Next returns an *OverlongError for it, which says what the
-// line was (a request, say, and its id) so that the caller can answer it.
-// That error does not end the stream: the next call reads the next line.
-//
-// Otherwise Next returns io.EOF at the end of the input, or the underlying
-// reader's error (a line cut short by it is lost). Once Next has returned
-// such an error it returns the same error on every call.
-//
-// The returned Message does not share memory with the Reader: it stays
-// valid after later calls.
+// Next returns the next well-formed message (see Parse), skipping blank
+// lines silently and malformed ones with a warning each (label, reason, and
+// the line's first 200 bytes); "\r\n" endings and a last line without a
+// newline are read. A line over MaxLineSize streams past unkept and gives
+// an *OverlongError, which does not end the stream. Otherwise Next returns
+// io.EOF at the end, or the reader's error, and then the same on every
+// call. A Message returned stays valid after later calls.
 func (r *Reader) Next() (Message, error) {
 	for r.err == nil {
 		line, long, err := r.readLine()

@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
 
@@ -33,15 +34,7 @@ func callRead(t *testing.T, c *client.Client, path string) (string, bool) {
 
 func initClient(t *testing.T, c *client.Client) {
 	t.Helper()
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "test-agent", Version: "1"}
-	if _, err := c.Initialize(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	t.Cleanup(func() { c.Close() })
 }
 

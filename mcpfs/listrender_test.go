@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/server"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 )
 
 // A listing's kept render answers as a fresh encoding does, and is
@@ -62,7 +62,7 @@ func TestRenderedListing(t *testing.T) {
 		}
 		var kept *listRender
 		for range 2 {
-			wantSameResponse(t, step, handleLifted(t, srv, ctx, list), wantLine)
+			mcptest.WantSameJSON(t, step, handleLifted(t, srv, ctx, list), wantLine)
 			// Reads in between take and give back the buffers lifted
 			// results are quoted into; a kept render is never one of them.
 			handleLifted(t, srv, ctx, call(ReadTextFile, filepath.Join(dir, "big.txt")))
@@ -149,22 +149,6 @@ func handleLifted(t *testing.T, srv *server.MCPServer, ctx context.Context, line
 	}
 	defer lt.Release()
 	return bytes.Join(pieces, nil)
-}
-
-// wantSameResponse fails the test unless two responses are the same JSON
-// value.
-func wantSameResponse(t *testing.T, what string, got, want []byte) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("%s: the response is not JSON: %v\n%.300s", what, err, got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Fatalf("%s:\ngot:  %.400s\nwant: %.400s", what, got, want)
-	}
 }
 
 // diskServer writes files (by slash-separated path) under dir and returns a

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 )
 
 // TestMoveAndDeleteWaitForAnEditOfTheirPaths holds a path's lock, as an
@@ -35,12 +36,7 @@ func TestMoveAndDeleteWaitForAnEditOfTheirPaths(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.Start(t.Context())
-	init := mcp.InitializeRequest{}
-	init.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	if _, err := c.Initialize(t.Context(), init); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 
 	unlock, err := pathLocks.lock(t.Context(), p)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+	"go.uber.org/goleak"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
@@ -199,17 +200,13 @@ func wantWatches(t *testing.T, want int, why string) {
 	}
 }
 
-// goroutinesSettle waits until the number of goroutines is at most n.
-func goroutinesSettle(t *testing.T, n int, why string) {
+// noGoroutinesLeft fails the test if goroutines begun after before are
+// still running once they have had time to end (goleak's retries), naming
+// them by their stacks.
+func noGoroutinesLeft(t *testing.T, before goleak.Option, why string) {
 	t.Helper()
-	deadline := time.Now().Add(waitFor)
-	for runtime.NumGoroutine() > n {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<20)
-			buf = buf[:runtime.Stack(buf, true)]
-			t.Fatalf("%s: %d goroutines, want at most %d:\n%s", why, runtime.NumGoroutine(), n, buf)
-		}
-		time.Sleep(5 * time.Millisecond) // polling a count, not waiting for an event
+	if err := goleak.Find(before); err != nil {
+		t.Fatalf("%s: %v", why, err)
 	}
 }
 
@@ -388,7 +385,7 @@ func TestResourceUnsubscribe(t *testing.T) {
 	f.WriteFile(t, "b.txt", "b\n")
 	f.WriteFile(t, "sub/c.txt", "c\n")
 	a, b, cURI := mcpfstest.FileURI(f.Path("a.txt")), mcpfstest.FileURI(f.Path("b.txt")), mcpfstest.FileURI(f.Path("sub/c.txt"))
-	base := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 	for _, uri := range []string{a, b, cURI} {
@@ -418,7 +415,7 @@ func TestResourceUnsubscribe(t *testing.T) {
 	// The watcher is gone with the last subscription; the client's own
 	// goroutines remain.
 	c.Close()
-	goroutinesSettle(t, base, "every subscription and the client ended")
+	noGoroutinesLeft(t, before, "every subscription and the client ended")
 }
 
 func TestResourceSubscriptionsEndWithSession(t *testing.T) {
@@ -426,7 +423,7 @@ func TestResourceSubscriptionsEndWithSession(t *testing.T) {
 	f.WriteFile(t, "a.txt", "a\n")
 	f.WriteFile(t, "sub/b.txt", "b\n")
 	a, b := mcpfstest.FileURI(f.Path("a.txt")), mcpfstest.FileURI(f.Path("sub/b.txt"))
-	base := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 
 	c1 := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	c2 := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
@@ -447,7 +444,7 @@ func TestResourceSubscriptionsEndWithSession(t *testing.T) {
 
 	c2.Close()
 	wantWatches(t, 0, "every session ended")
-	goroutinesSettle(t, base, "every session ended")
+	noGoroutinesLeft(t, before, "every session ended")
 	select {
 	case n := <-u1.ch:
 		t.Errorf("a closed client got %+v", n)
@@ -513,7 +510,7 @@ func TestResourceListenStateless(t *testing.T) {
 	f.WriteFile(t, "root/a.txt", "a\n")
 	f.WriteFile(t, "outside.txt", "x\n")
 	a := mcpfstest.FileURI(f.Path("root/a.txt"))
-	base := runtime.NumGoroutine()
+	before := goleak.IgnoreCurrent()
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 
@@ -556,7 +553,7 @@ func TestResourceListenStateless(t *testing.T) {
 	stop()
 	wantWatches(t, 0, "the stream ended")
 	c.Close()
-	goroutinesSettle(t, base, "the stream and the client ended")
+	noGoroutinesLeft(t, before, "the stream and the client ended")
 }
 
 // TestResourceThroughEditor: a resource read goes the way read_text_file

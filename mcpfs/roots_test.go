@@ -23,6 +23,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -32,11 +33,12 @@ import (
 type rootsFixture struct {
 	Dir  string
 	Srv  *server.MCPServer
-	Logs *mcpfstest.SyncBuffer
+	Logs *mcptest.SyncBuffer
 
 	mu             sync.Mutex
 	opened, closed int
-	hold           chan struct{} // if not nil, reads of narrowed FSes wait for it
+	hold           chan struct{}  // if not nil, reads of narrowed FSes wait for it
+	changed        mcptest.Signal // raised when a count changes
 }
 
 // newRootsFixture configures the roots rel (relative to the fixture's
@@ -47,7 +49,7 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &rootsFixture{Dir: dir, Logs: &mcpfstest.SyncBuffer{}}
+	f := &rootsFixture{Dir: dir, Logs: &mcptest.SyncBuffer{}}
 	for name, content := range map[string]string{"a/in.txt": "in\n", "b/other.txt": "other\n"} {
 		p := f.Path(name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -76,6 +78,7 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 		f.mu.Lock()
 		f.opened++
 		f.mu.Unlock()
+		f.changed.Raise()
 		return &countedDisk{fsys.(*fsruntime.Disk), f}, nil
 	}
 	f.Srv, err = mcpfs.NewServer(sess, mcpfs.Options{
@@ -127,6 +130,7 @@ func (d *countedDisk) Close() error {
 	d.f.mu.Lock()
 	d.f.closed++
 	d.f.mu.Unlock()
+	d.f.changed.Raise()
 	return d.Disk.Close()
 }
 
@@ -135,7 +139,8 @@ type clientRoots struct {
 	mu    sync.Mutex
 	uris  []string
 	calls int
-	block chan struct{} // if not nil, a request waits for it
+	block chan struct{}  // if not nil, a request waits for it
+	asked mcptest.Signal // raised by each request
 }
 
 func (r *clientRoots) set(uris ...string) {
@@ -149,6 +154,7 @@ func (r *clientRoots) ListRoots(ctx context.Context, _ mcp.ListRootsRequest) (*m
 	r.calls++
 	block := r.block
 	r.mu.Unlock()
+	r.asked.Raise()
 	if block != nil {
 		<-block
 	}
@@ -443,28 +449,8 @@ func connectHTTPWithRoots(t *testing.T, f *rootsFixture, version string, roots c
 	}
 	c := client.NewClient(tr, client.WithRootsHandler(roots))
 	t.Cleanup(func() { c.Close() })
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcpfs-test", Version: "0"}
-	if _, err := c.Initialize(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, version)
 	return c
-}
-
-// waitUntil polls cond until it holds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // noRootsStall checks that no tool call waited for roots that could not
@@ -517,7 +503,7 @@ func TestHTTPClientRootsInToolCall(t *testing.T) {
 				t.Errorf("roots asked %d times, want 2", n)
 			}
 			c.Close()
-			waitUntil(t, "the narrowed FSes are closed", func() bool {
+			f.changed.WaitFor(t, "the narrowed FSes are closed", func() bool {
 				opened, closed := f.counts()
 				return opened == 2 && closed == 2
 			})
@@ -597,7 +583,7 @@ func TestHTTPClientRootsCallCancelled(t *testing.T) {
 		_, err := c.CallTool(ctx, req)
 		done <- err
 	}()
-	waitUntil(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
+	roots.asked.WaitFor(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
 	cancel()
 	if err := <-done; err == nil {
 		t.Error("the cancelled call succeeded")
@@ -632,7 +618,7 @@ func TestHTTPClientRootsSessionEnds(t *testing.T) {
 		req.Params.Arguments = map[string]any{"path": f.Path("b/other.txt")}
 		c.CallTool(t.Context(), req)
 	}()
-	waitUntil(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
+	roots.asked.WaitFor(t, "the server asks for the roots", func() bool { return roots.callCount() == 1 })
 	c.Close() // DELETE ends the session
 	<-done
 	if opened, _ := f.counts(); opened != 0 {
@@ -649,6 +635,7 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	var mu sync.Mutex
 	var got []string
+	var arrived mcptest.Signal
 	received := func(what string) bool {
 		mu.Lock()
 		defer mu.Unlock()
@@ -662,11 +649,8 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 			t.Errorf("notification %s: %v", what, err)
 			return
 		}
-		for deadline := time.Now().Add(5 * time.Second); !received(what); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Errorf("the client did not get notification %s", what)
-				return
-			}
+		if !arrived.Wait(func() bool { return received(what) }) { // on a handler's goroutine: no Fatal
+			t.Errorf("the client did not get notification %s", what)
 		}
 	}
 	var phase atomic.Value // "before", "after" or ""
@@ -690,6 +674,7 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		got = append(got, fmt.Sprint(n.Params.AdditionalFields["data"]))
+		arrived.Raise()
 	})
 
 	phase.Store("before")

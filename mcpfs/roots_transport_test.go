@@ -9,6 +9,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
@@ -20,14 +21,7 @@ func TestStdioRoots(t *testing.T) {
 	roots := &clientRoots{}
 	roots.set(mcpfstest.FileURI(f.Path("a")))
 	c := client.NewClient(transport.NewIO(fromServer, toServer, nil), client.WithRootsHandler(roots))
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	if _, err := c.Initialize(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	if !canRead(t, c, f.Path("a/in.txt")) || canRead(t, c, f.Path("b/other.txt")) {
 		t.Error("not narrowed to the client's root")
 	}
@@ -64,14 +58,7 @@ func TestHTTPRoots(t *testing.T) {
 	roots.set(mcpfstest.FileURI(f.Path("a")))
 	c := client.NewClient(tr, client.WithRootsHandler(roots))
 	defer c.Close()
-	if err := c.Start(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	if _, err := c.Initialize(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	if canRead(t, c, f.Path("b/other.txt")) || !canRead(t, c, f.Path("a/in.txt")) {
 		t.Error("not narrowed to the client's root")
 	}

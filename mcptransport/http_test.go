@@ -9,8 +9,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
-	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -142,14 +142,7 @@ func TestHTTPHandler(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer c.Close()
-			if err := c.Start(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			var req mcp.InitializeRequest
-			req.Params.ProtocolVersion = era.Version
-			if _, err := c.Initialize(t.Context(), req); err != nil {
-				t.Fatal(err)
-			}
+			mcptest.Initialize(t, c, era.Version)
 			if got := c.ProtocolVersion(); got != era.Version {
 				t.Errorf("protocol version %q, want %q", got, era.Version)
 			}

@@ -52,7 +52,7 @@ func TestToolsAnswerAlikeOverEveryServing(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { c.Close() })
-			mcpfstest.Initialize(t, c, version)
+			mcptest.Initialize(t, c, version)
 			return c
 		}))
 	})

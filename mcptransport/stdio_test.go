@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -27,14 +28,7 @@ func TestStdio(t *testing.T) {
 				toServer, fromServer, listened := mcpfstest.ServeStdio(t, f.Srv, sv.Transport(t, f))
 
 				c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
-				if err := c.Start(t.Context()); err != nil {
-					t.Fatal(err)
-				}
-				var req mcp.InitializeRequest
-				req.Params.ProtocolVersion = era.Version
-				if _, err := c.Initialize(t.Context(), req); err != nil {
-					t.Fatal(err)
-				}
+				mcptest.Initialize(t, c, era.Version)
 				if got := c.ProtocolVersion(); got != era.Version {
 					t.Fatalf("protocol version %q, want %q", got, era.Version)
 				}
@@ -164,7 +158,7 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"c.txt"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`,
 	}, "\n") + "\n"), eof: make(chan struct{})}
-	var out mcpfstest.SyncBuffer
+	var out mcptest.SyncBuffer
 	done := make(chan error, 1)
 	go func() {
 		done <- mcptransport.ServeStdio(t.Context(), srv, in, &out, mcpfs.TransportOptions(files, nil))

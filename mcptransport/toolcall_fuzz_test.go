@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -86,7 +87,7 @@ func FuzzPlainToolCall(f *testing.F) {
 		call := `{"jsonrpc":"2.0","id":"call-1","method":"tools/call","params":{"name":"` +
 			tools[int(which)%len(tools)] + `","arguments":` + string(args) + `}}`
 		if direct, viaMCPGo, served := callBothWays(t, c, ctx, call); served {
-			wantSameResponse(t, call, direct, viaMCPGo)
+			mcptest.WantSameJSON(t, call, direct, viaMCPGo)
 		}
 	})
 }

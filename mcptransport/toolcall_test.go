@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -147,24 +146,8 @@ func TestToolCallAnswersAsHandleMessage(t *testing.T) {
 			continue
 		}
 		if served {
-			wantSameResponse(t, line, direct, viaMCPGo)
+			mcptest.WantSameJSON(t, line, direct, viaMCPGo)
 		}
-	}
-}
-
-// wantSameResponse fails the test unless the responses to call past
-// mcp-go and through it are the same JSON value.
-func wantSameResponse(t *testing.T, call string, direct, viaMCPGo []byte) {
-	t.Helper()
-	var got, want any
-	if err := json.Unmarshal(direct, &got); err != nil {
-		t.Fatalf("%.150s: the response is not JSON: %v\n%.300s", call, err, direct)
-	}
-	if err := json.Unmarshal(viaMCPGo, &want); err != nil {
-		t.Fatal(err)
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("%.150s:\npast mcp-go: %.400s\nmcp-go:      %.400s", call, direct, viaMCPGo)
 	}
 }
 
@@ -234,7 +217,7 @@ func TestServeConnCancelsPlainToolCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuf
+	var logs mcptest.SyncBuffer
 	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	in, toServer := io.Pipe()
 	fromServer, out := io.Pipe()
@@ -346,7 +329,7 @@ func TestToolCallArgumentsAsMCPGo(t *testing.T) {
 			t.Errorf("%s: not served past mcp-go", args)
 			continue
 		}
-		wantSameResponse(t, line, direct, viaMCPGo)
+		mcptest.WantSameJSON(t, line, direct, viaMCPGo)
 		if !bytes.Contains(direct, []byte(`float64`)) {
 			t.Errorf("%s: %s", args, direct)
 		}

@@ -230,6 +230,7 @@ func (p *faultPeer) nextNote(ctx context.Context, method string) wire.Message {
 type logRecords struct {
 	mu    sync.Mutex
 	lines []string
+	added mcptest.Signal // raised when a line is added
 }
 
 func (l *logRecords) Enabled(context.Context, slog.Level) bool { return true }
@@ -245,6 +246,7 @@ func (l *logRecords) Handle(_ context.Context, r slog.Record) error {
 	l.mu.Lock()
 	l.lines = append(l.lines, b.String())
 	l.mu.Unlock()
+	l.added.Raise()
 	return nil
 }
 
@@ -394,15 +396,7 @@ func (r *faultRig) connect(ctx context.Context, params json.RawMessage) *client.
 		<-relayed
 		c.Close()
 	})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
-	req.Params.ClientInfo = mcp.Implementation{Name: "fault-agent", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	return c
 }
 
@@ -515,13 +509,13 @@ func TestProxyEditorTimeouts(t *testing.T) {
 	r.editor.reply(req.ID, map[string]any{"content": "too late"})
 	waitLog(t, r.logs, "dropping a response to no pending request", 1)
 
-	// Slow, but in time.
+	// Answered in time: the read succeeds, the timeout of the one
+	// before notwithstanding.
 	call = r.goTool(ctx, mcpfs.ReadTextFile, map[string]any{"path": path})
 	req = r.editor.nextRequest(ctx)
-	time.Sleep(timeout / 4)
-	r.editor.reply(req.ID, map[string]any{"content": "slow\n"})
-	if o := awaitTool(t, call); o.failed || !strings.HasPrefix(o.text, "slow\n") {
-		t.Errorf("a read the editor answers slowly, in time: %v", o)
+	r.editor.reply(req.ID, map[string]any{"content": "in time\n"})
+	if o := awaitTool(t, call); o.failed || !strings.HasPrefix(o.text, "in time\n") {
+		t.Errorf("a read the editor answers in time: %v", o)
 	}
 
 	// The editor stops reading its input: a write of a megabyte cannot
@@ -574,16 +568,10 @@ func (c *pausableConn) Read(p []byte) (int, error) {
 	return c.Conn.Read(p)
 }
 
-// waitLog waits until n log lines contain s.
+// waitLog waits until n log lines contain s, woken by each line logged.
 func waitLog(t *testing.T, logs *logRecords, s string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	for logs.count(s) < n {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d log lines with %q: %v", n, s, logs.lines)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	logs.added.WaitFor(t, fmt.Sprintf("%d log lines contain %q", n, s), func() bool { return logs.count(s) >= n })
 }
 
 // TestProxyEditorDisconnectsMidCall: the editor goes while a tool call

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -389,15 +390,18 @@ func TestProxyWaitingForTheEditor(t *testing.T) {
 // pipe outside Go's poller, does not return when the stream is closed;
 // only release ends it.
 type stuckStream struct {
+	reading  chan struct{} // closed by the first Read
+	once     sync.Once
 	released chan struct{}
 	closed   chan struct{}
 }
 
 func newStuckStream() *stuckStream {
-	return &stuckStream{released: make(chan struct{}), closed: make(chan struct{})}
+	return &stuckStream{reading: make(chan struct{}), released: make(chan struct{}), closed: make(chan struct{})}
 }
 
 func (s *stuckStream) Read([]byte) (int, error) {
+	s.once.Do(func() { close(s.reading) })
 	<-s.released
 	return 0, io.EOF
 }
@@ -435,7 +439,7 @@ func TestProxyInterruptedWhileTheEditorsReadIsStuck(t *testing.T) {
 		}
 		exited <- code
 	}()
-	time.Sleep(50 * time.Millisecond) // let the proxy wait for initialize
+	<-editor.reading // the proxy waits for initialize
 	cancel()
 	begin := time.Now()
 	select {

@@ -5,7 +5,6 @@ package mcpfstest
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -14,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -23,6 +21,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -47,7 +46,7 @@ type Fixture struct {
 	Disk  *fsruntime.Disk
 	Files mcpfs.Files
 	Srv   *server.MCPServer
-	Logs  *SyncBuffer // the server's log, at debug level
+	Logs  *mcptest.SyncBuffer // the server's log, at debug level
 }
 
 // NewFixture returns a fixture whose roots are roots, relative to its
@@ -88,7 +87,7 @@ func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixtur
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { disk.Close() })
-	logs := &SyncBuffer{}
+	logs := &mcptest.SyncBuffer{}
 	files := mcpfs.DiskFiles(disk, readOnly)
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -193,26 +192,8 @@ func Connect(t testing.TB, srv *server.MCPServer, version string, opts ...client
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	Initialize(t, c, version)
+	mcptest.Initialize(t, c, version)
 	return c
-}
-
-// Initialize starts c and initializes it at version.
-func Initialize(t testing.TB, c *client.Client, version string) {
-	t.Helper()
-	ctx := t.Context()
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = version
-	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-acpfs-test", Version: "0"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize at %s: %v", version, err)
-	}
-	if got := c.ProtocolVersion(); got != version {
-		t.Fatalf("negotiated protocol version %q, want %q", got, version)
-	}
 }
 
 // ServeStdio runs mcptransport.ServeStdio over pipes and returns the
@@ -240,7 +221,7 @@ func StdioClient(t testing.TB, srv *server.MCPServer, opts mcptransport.Options,
 	t.Helper()
 	toServer, fromServer, served := ServeStdio(t, srv, opts)
 	c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
-	Initialize(t, c, version)
+	mcptest.Initialize(t, c, version)
 	t.Cleanup(func() {
 		c.Close()
 		if err := <-served; err != nil {
@@ -343,24 +324,6 @@ func WantError(t testing.TB, res *mcp.CallToolResult, parts ...string) string {
 // FileURI returns the file:// URI of an absolute path.
 func FileURI(p string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
-}
-
-// SyncBuffer is a bytes.Buffer safe for concurrent use, for logs.
-type SyncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *SyncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *SyncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // An HTTPReply is the status and JSON-RPC error code of an answer.

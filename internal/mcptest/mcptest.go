@@ -1,5 +1,7 @@
-// Package mcptest has the helpers that the tests of the MCP packages
-// share: fake file systems, test texts, and raw tool call lines.
+// Package mcptest has the helpers that the tests of several packages
+// share: initialized MCP clients, fake file systems, test texts and call
+// lines, JSON comparison, and Signal, a wait on events that replaces
+// polling. It imports none of the module's packages, so any test may.
 package mcptest
 
 import (

@@ -212,7 +212,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		return errorResult("read", p, err), nil
 	}
 	out.LineCount = countLines(text)
-	text = lift.Result(ctx, text) // lift.go: spliced in by the transport
+	text = lift.Result(ctx, text) // spliced in by the transport (package lift)
 	out.Path, out.Content, out.Line = p, text, max(args.Line, 1)
 	res := mcp.NewToolResultStructured(out, text)
 	if note := originNote(out); note != "" {
@@ -298,7 +298,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	if err := lift.Unlift(ctx, &args.Content); err != nil { // lift.go
+	if err := lift.Unlift(ctx, &args.Content); err != nil {
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
 	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))

@@ -269,7 +269,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	for i := range args.Edits { // lift.go
+	for i := range args.Edits {
 		if err := errors.Join(lift.Unlift(ctx, &args.Edits[i].OldText), lift.Unlift(ctx, &args.Edits[i].NewText)); err != nil {
 			return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 		}

@@ -545,7 +545,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 		out.Entries, out.Truncated = out.Entries[:MaxListEntries], true
 	}
 	// DirFS sorts by name. The text and the structured content are
-	// spliced in by the transport (lift.go).
+	// spliced in by the transport (package lift).
 	structured := lift.Structured(ctx, out, 64+len(out.Entries)*64, out.appendJSON)
 	return mcp.NewToolResultStructured(structured, lift.Result(ctx, listText(out))), nil
 }

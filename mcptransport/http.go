@@ -20,10 +20,9 @@ const EndpointPath = "/mcp"
 // NewHTTPHandler returns an http.Handler that serves srv over MCP
 // Streamable HTTP at [EndpointPath], behind [GuardHTTP] with token. A
 // request whose body does not arrive within [DefaultHandshakeTimeout] has
-// its connection dropped; one whose body is over [MaxRequestBody] (for a
-// server of NewServer's, the [MessageLimit] of its file size limit) is
-// refused, unless it is one tools/call request: that gets a tool error
-// that names the tool and the sizes, as over stdio.
+// its connection dropped; one whose body is over opts.MaxMessage (default
+// [MaxRequestBody]) is refused, unless it is one tools/call request: that
+// gets a tool error that names the tool and the sizes, as over stdio.
 func NewHTTPHandler(srv *server.MCPServer, token string, opts Options) http.Handler {
 	return newHTTPHandler(srv, token, opts, int64(maxMessageOf(opts)), overlongScan)
 }
@@ -69,8 +68,8 @@ func GuardHTTP(next http.Handler, token string) http.Handler {
 }
 
 // MaxRequestBody bounds the body of an MCP request over HTTP, as
-// wire.DefaultMaxLineSize bounds one message on a stream, for a server
-// whose file size limit does not ask for more (see [MessageLimit]).
+// wire.DefaultMaxLineSize bounds one message on a stream, unless
+// Options.MaxMessage asks for more.
 const MaxRequestBody = wire.DefaultMaxLineSize
 
 // overlongScan is how far past the limit an over-long request body is

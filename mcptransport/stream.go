@@ -70,7 +70,7 @@ type connOptions struct {
 // Requests are handled concurrently by a pool of up to maxInFlight
 // workers; notifications from the client are handled in order, on the read
 // loop. Responses are encoded without re-validating what mcp-go encoded,
-// and large strings skip mcp-go's decoding and encoding (lift.go).
+// and large strings skip mcp-go's decoding and encoding (package lift).
 func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts connOptions) error {
 	logger := loggerOf(opts.Options)
 	c := &conn{
@@ -721,7 +721,7 @@ func requestID(raw json.RawMessage) mcp.RequestId {
 // streamSession is the mcp-go session of one connection.
 type streamSession struct {
 	id            string
-	liftPrefix    string // of the placeholders of lifted strings (lift.go)
+	liftPrefix    string // of the placeholders of lifted strings (package lift)
 	notifications chan mcp.JSONRPCNotification
 	// notificationCalls counts the calls of NotificationChannel.
 	notificationCalls atomic.Uint64

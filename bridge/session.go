@@ -74,18 +74,14 @@ type BridgeOptions struct {
 // this long is stuck, or has lost the request.
 const DefaultEditorTimeout = 30 * time.Second
 
-// A Bridge gives the ACP sessions of one editor connection the mcp-acpfs
-// file tools. Each session's tools go to the editor through the ACP
-// client's fs methods where the editor advertised them, and to the local
-// disk otherwise, always within that session's roots.
-//
-// A Go ACP agent embeds it so: it passes its connection to the editor to
-// [NewBridge], hands over the initialize params with [Bridge.Initialize],
-// opens a [Session] for each session/new (or load, resume, fork) with the
-// request's params, binds it to the session id, and then gives its model
-// the session's tools in-process ([Session.MCPServer]) or adds
-// [Session.ServerEntry] to the MCP servers it connects to. mcp-acpfs proxy
-// does exactly this for an agent it does not control.
+// A Bridge gives the ACP sessions of one editor connection the file tools,
+// through the editor's fs methods where it advertised them and to disk
+// otherwise, within each session's roots. An agent passes its connection
+// to the editor to [NewBridge], the initialize params to
+// [Bridge.Initialize], opens a [Session] for each session/new (load,
+// resume, fork), binds it to the session id, and gives its model
+// [Session.MCPServer] in process or [Session.ServerEntry]. The proxy does
+// the same for an agent it does not control.
 type Bridge struct {
 	editor fsruntime.Caller
 	opts   BridgeOptions

@@ -367,17 +367,12 @@ func (c *conn) handle(j *job) {
 }
 
 // sendResponse sends the response line to request m, splicing in the
-// texts its handler lifted into lt, if not nil. notes is the session's
-// notificationsSent when the request's handling began.
-//
-// The response is written here, on the worker's goroutine, when no other
-// line is being written, no notification waits to be, and none was sent
-// while the request was handled: waking the writer's goroutine for each
-// response cost a tenth of the throughput with one call in flight.
-// Otherwise it goes to the writer, which writes the notifications queued
-// before it first: a notification that a handler sends always goes
-// before its response. (One sent before the request was read, and being
-// encoded by the writer, may go after: nothing orders the two.)
+// texts its handler lifted into lt, if not nil; notes is the session's
+// notificationsSent when the handling began. It writes the line itself,
+// on the worker's goroutine, when nothing else is being written or waits
+// and no notification was sent meanwhile (waking the writer cost a tenth
+// of the throughput of one call in flight); otherwise the writer writes
+// it, after the notifications queued before it.
 func (c *conn) sendResponse(m wire.Message, lt *lift.Table, line []byte, notes uint64) {
 	out := outLine{pieces: [][]byte{line}}
 	var err error

@@ -141,27 +141,14 @@ func (m Message) WithID(id json.RawMessage) ([]byte, error) {
 // ErrMalformed is wrapped by the errors Parse returns.
 var ErrMalformed = errors.New("malformed JSON-RPC message")
 
-// Parse parses one line (without its newline) as a JSON-RPC 2.0 message.
-// The returned Message aliases line. Surrounding whitespace is trimmed; a
-// newline inside the line is an error, as it would break the framing.
-//
-// A line is malformed, and Parse returns an error wrapping ErrMalformed,
-// when it is not exactly one valid JSON object (a batch, i.e. an array, is
-// malformed: batches are not supported), or when
-//
-//   - "method" is present but not a string;
-//   - "id" is present but not a string, number or null;
-//   - "error" is present but not an object;
-//   - "method" is present together with "result" or "error";
-//   - there is no "method" and not both an "id" and exactly one of
-//     "result" and "error";
-//   - one of the members above, or "jsonrpc", "params", appears twice
-//     (decoders disagree on which one wins).
-//
-// Parsing is otherwise lenient: unknown members are allowed and kept in
-// Raw, "params" may be any JSON value, and "jsonrpc" is not checked (a
-// missing or other version is accepted; Reader logs it once per stream).
-// Invalid UTF-8 inside strings is accepted, as encoding/json accepts it.
+// Parse parses one line (without its newline) as a JSON-RPC 2.0 message,
+// which aliases line; surrounding whitespace is trimmed. It returns an
+// error wrapping ErrMalformed for anything but exactly one JSON object (a
+// batch included), a newline inside, a "method" not a string, an "id" not
+// a string, number or null, an "error" not an object, "method" with
+// "result" or "error", a response (no "method") without an "id" or without
+// exactly one of "result" and "error", or an envelope member twice.
+// Otherwise it is lenient: unknown members, any "params" and "jsonrpc".
 func Parse(line []byte) (Message, error) {
 	line = trimSpace(line)
 	if bytes.IndexByte(line, '\n') >= 0 {

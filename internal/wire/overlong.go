@@ -9,17 +9,12 @@ import (
 )
 
 // An OverlongError reports a line longer than MaxLineSize, which a Reader
-// discarded without holding it. It is not the end of the stream: the
-// Reader goes on with the next line.
-//
-// While the line streamed past, a scan that keeps only a few hundred bytes
-// of state looked for its top-level "id" and "method" (wherever they are:
-// some peers write "id" last, after a huge "params"), so that a request can
-// still be answered with an error and a call whose response was lost can
-// fail at once. The scan checks the structure of the object but does not
-// validate it as Parse does: Kind, ID and Method are what the line claims
-// to be, and are left empty when it is not one JSON object or when its
-// envelope is ambiguous (a repeated "id", say).
+// discarded without holding it; the stream goes on. A scan of a few
+// hundred bytes of state found, wherever they were, the line's top-level
+// "id" and "method" (and a tools/call's tool), so that a request can still
+// be answered and a call whose response was lost can fail. Kind, ID and
+// Method are what the line claims, left empty when it is not one JSON
+// object or its envelope is ambiguous.
 type OverlongError struct {
 	// Peer is the Reader's label.
 	Peer string

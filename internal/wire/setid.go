@@ -6,18 +6,12 @@ import (
 )
 
 // SetID returns a copy of the JSON object raw with its top-level "id"
-// value replaced by id, or with "id" added as the first member when raw has
-// none. Every other byte is kept: unknown members, "_meta", "id" keys
-// nested in params or result, whitespace and member order are untouched.
-//
-// id must be a JSON string, number or null (surrounding whitespace is
-// dropped). raw must be one valid JSON object without a repeated top-level
-// "id"; it need not be a well-formed message.
-//
-// The cost is one validating pass over raw and one copy: the new id is
-// spliced in at the old value's byte offsets, so a large result is never
-// decoded or re-encoded. Message.WithID skips the pass for a message that
-// has already been parsed.
+// value replaced by id (a JSON string, number or null), or added as the
+// first member when raw has none. Every other byte is kept (unknown
+// members, nested "id" keys, whitespace, member order): the new id is
+// spliced in at the old value's offsets, one validating pass and one copy,
+// so a large result is never re-encoded. raw must be one JSON object without
+// a repeated top-level "id". Message.WithID skips the pass.
 func SetID(raw []byte, id json.RawMessage) ([]byte, error) {
 	v, err := scanScalarID(id)
 	if err != nil {

@@ -138,9 +138,9 @@ func BenchmarkSetIDByRemarshal(b *testing.B) {
 	}
 }
 
-// BenchmarkStreamRequests measures a request and its reply through a
+// BenchmarkObjectStreamRequests measures a request and its reply through a
 // jsonrpc2.Conn on an ObjectStream, for comparison with NewPlainObjectStream.
-func BenchmarkStreamRequests(b *testing.B) {
+func BenchmarkObjectStreamRequests(b *testing.B) {
 	for _, bc := range []struct {
 		name   string
 		stream func(io.ReadWriteCloser) jsonrpc2.ObjectStream

@@ -18,6 +18,9 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/loopback"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
 // BridgeOptions configure a [Bridge].
@@ -71,18 +74,14 @@ type BridgeOptions struct {
 // this long is stuck, or has lost the request.
 const DefaultEditorTimeout = 30 * time.Second
 
-// A Bridge gives the ACP sessions of one editor connection the mcp-acpfs
-// file tools. Each session's tools go to the editor through the ACP
-// client's fs methods where the editor advertised them, and to the local
-// disk otherwise, always within that session's roots.
-//
-// A Go ACP agent embeds it so: it passes its connection to the editor to
-// [NewBridge], hands over the initialize params with [Bridge.Initialize],
-// opens a [Session] for each session/new (or load, resume, fork) with the
-// request's params, binds it to the session id, and then gives its model
-// the session's tools in-process ([Session.MCPServer]) or adds
-// [Session.ServerEntry] to the MCP servers it connects to. mcp-acpfs proxy
-// does exactly this for an agent it does not control.
+// A Bridge gives the ACP sessions of one editor connection the file tools,
+// through the editor's fs methods where it advertised them and to disk
+// otherwise, within each session's roots. An agent passes its connection
+// to the editor to [NewBridge], the initialize params to
+// [Bridge.Initialize], opens a [Session] for each session/new (load,
+// resume, fork), binds it to the session id, and gives its model
+// [Session.MCPServer] in process or [Session.ServerEntry]. The proxy does
+// the same for an agent it does not control.
 type Bridge struct {
 	editor fsruntime.Caller
 	opts   BridgeOptions
@@ -181,6 +180,8 @@ type Session struct {
 	disk   *fsruntime.Disk
 	router *fsruntime.Router
 	mcp    *server.MCPServer
+	// transport serves mcp on the session's streams.
+	transport mcptransport.Options
 
 	bindOnce sync.Once
 	bound    chan struct{} // closed by Bind
@@ -221,7 +222,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	}
 	s := &Session{
 		bridge: b,
-		secret: NewToken(),
+		secret: loopback.NewToken(),
 		cwd:    filepath.Clean(p.Cwd),
 		disk:   disk,
 		bound:  make(chan struct{}),
@@ -236,8 +237,9 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	}
 	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
-	s.mcp, err = NewServer(Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()},
-		Options{Version: b.opts.Version, Logger: log})
+	files := mcpfs.Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()}
+	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log})
+	s.transport = mcpfs.TransportOptions(files, b.log)
 	if err != nil {
 		disk.Close()
 		return nil, err
@@ -284,6 +286,9 @@ func (s *Session) waitID(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 }
+
+// Cwd returns the session's working directory.
+func (s *Session) Cwd() string { return s.cwd }
 
 // Router returns the session's FS.
 func (s *Session) Router() *fsruntime.Router { return s.router }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/sourcegraph/jsonrpc2"
 )
 
@@ -20,16 +21,17 @@ type Caller interface {
 	Call(ctx context.Context, method string, params, result any, opts ...jsonrpc2.CallOption) error
 }
 
-// ACP method names and error codes the editor route uses.
+// ACP method names and error codes the editor route uses; the codes are
+// those of the module's one table (internal/wire).
 const (
 	MethodReadTextFile  = "fs/read_text_file"
 	MethodWriteTextFile = "fs/write_text_file"
 
-	CodeMethodNotFound   = -32601
-	CodeInvalidParams    = -32602
-	CodeRequestCancelled = -32800
-	CodeAuthRequired     = -32000
-	CodeResourceNotFound = -32002
+	CodeMethodNotFound   = wire.CodeMethodNotFound
+	CodeInvalidParams    = wire.CodeInvalidParams
+	CodeRequestCancelled = wire.CodeRequestCancelled
+	CodeAuthRequired     = wire.CodeAuthRequired
+	CodeResourceNotFound = wire.CodeResourceNotFound
 )
 
 // Editor is an FS served by the ACP client: reads see the editor's unsaved

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
@@ -50,6 +51,11 @@ type ProxyOptions struct {
 	// tools in the sessions whose files go through the editor (see
 	// [AgentToolsAuto]).
 	AgentTools AgentTools
+	// MCPTransport is how the agent reaches the sessions' MCP servers:
+	// auto (the zero value) takes acp, then http, then stdio, as the
+	// agent advertised them; any other must be advertised, or the
+	// editor's initialize fails (see acpv2.go).
+	MCPTransport capabilities.Transport
 }
 
 // RunProxy runs the ACP agent argv as a child process and stands between
@@ -122,6 +128,9 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	}
 	p.bridge = NewBridge(p.editor, opts.Bridge)
 	p.follow = newFollower(st.server, p.sessionCwd)
+	p.proto = newProtocol(opts.MCPTransport, log)
+	p.acp = newACPServers(st.server, p.agent, log)
+	defer p.acp.close() // after the sessions close
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
@@ -234,6 +243,8 @@ type proxy struct {
 	log           *slog.Logger
 	steer         *steer
 	follow        *follower // used by the agent's pump only
+	proto         *protocol
+	acp           *acpServers
 }
 
 // sessionCwd returns the working directory of the session with ACP id id,
@@ -314,8 +325,15 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 		case methodInitialize:
 			p.bridge.Initialize(m.Params)
 			p.steer.editorInitialized(m.Params)
+			rewritten = p.proto.editorInitialize(m)
 		case methodSessionNew, methodSessionLoad, methodSessionResume, methodSessionFork:
-			rewritten, pr.session = p.inject(m)
+			if err := p.proto.failure(); err != nil {
+				from.send(wire.ErrorResponse(m.ID, wire.CodeInternalError, err.Error(), nil))
+				return
+			}
+			if p.proto.injects(m.Method) {
+				rewritten, pr.session = p.inject(m)
+			}
 		case methodSessionClose:
 			var params struct {
 				SessionID string `json:"sessionId"`
@@ -323,7 +341,9 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
 		}
-	} else if m.Method == methodPermission {
+	} else if m.Method == methodMCPMessage && p.acp.handle(m) {
+		return // for a session's MCP server over ACP: answered here
+	} else if m.Method == methodPermission && p.proto.v1() {
 		rewritten = p.follow.permission(m)
 	}
 	id, err := to.register(pr)
@@ -366,7 +386,7 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 		p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
 		return nil, nil
 	}
-	entry, err := s.ServerEntry()
+	entry, err := p.serverEntry(s)
 	if err == nil {
 		var raw []byte
 		var replaced int
@@ -375,7 +395,10 @@ func (p *proxy) inject(m wire.Message) ([]byte, *Session) {
 				p.log.Warn("the session request already has an MCP server of this name; the file tools' entry replaces it",
 					"method", m.Method, "name", entry.Name, "replaced", replaced)
 			}
-			return p.steer.session(raw), s
+			if p.proto.v1() {
+				raw = p.steer.session(raw)
+			}
+			return raw, s
 		}
 	}
 	p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
@@ -440,7 +463,10 @@ func appendMCPServer(msg []byte, entry MCPServerEntry) ([]byte, int, error) {
 // request by its id on the sender's hop; it is renamed to the id that
 // request has on the receiver's hop, or dropped if it was answered.
 func (p *proxy) forwardNotification(m wire.Message, to *hop) {
-	if m.Method == methodSessionUpdate && to == p.editor {
+	if m.Method == methodCancelRequest && to == p.editor && p.acp.cancel(m) {
+		return // it cancels an inner MCP request of the proxy's own
+	}
+	if m.Method == methodSessionUpdate && to == p.editor && p.proto.v1() {
 		if line := p.follow.update(m); line != nil {
 			to.send(line)
 			return
@@ -496,6 +522,13 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 	}
 	if from == p.agent {
 		p.observe(pr, m)
+		if pr.method == methodInitialize && m.Error == nil {
+			if err := p.agentInitialized(m.Result); err != nil {
+				p.log.Error("the agent cannot take the MCP transport asked for", "error", err)
+				to.send(wire.ErrorResponse(pr.origin, wire.CodeInternalError, err.Error(), nil))
+				return
+			}
+		}
 	}
 	line, err := m.WithID(pr.origin)
 	if err != nil {

@@ -285,6 +285,9 @@ func (s *Session) waitID(ctx context.Context) (string, error) {
 	}
 }
 
+// Done returns a channel that is closed when the session is closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
 // Router returns the session's FS.
 func (s *Session) Router() *fsruntime.Router { return s.router }
 

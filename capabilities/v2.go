@@ -122,15 +122,15 @@ func (ts Transports) String() string {
 }
 
 // Transports returns the MCP transports the agent advertised, read as the
-// negotiated ProtocolVersion has them: in version 1, stdio always (every
-// agent must take it) and http and acp from mcpCapabilities; in version 2,
-// each member of capabilities.session.mcp that is an object ({}). Any
-// other version advertises none.
+// negotiated ProtocolVersion has them: in version 1 (or earlier, or none),
+// stdio always (every agent must take it) and http and acp from
+// mcpCapabilities; in version 2, each member of capabilities.session.mcp
+// that is an object ({}). A newer version advertises none.
 func (r InitializeResponse) Transports() Transports {
-	switch r.ProtocolVersion {
-	case ProtocolV1:
+	switch {
+	case r.ProtocolVersion <= ProtocolV1:
 		return Transports{Stdio: true, HTTP: r.Agent.MCP.HTTP, ACP: r.Agent.MCP.ACP}
-	case ProtocolV2:
+	case r.ProtocolVersion == ProtocolV2:
 		mcp := parseObject(parseObject(parseObject(r.Raw)["capabilities"])["session"]).object("mcp")
 		return Transports{Stdio: mcp.present("stdio"), HTTP: mcp.present("http"), ACP: mcp.present("acp")}
 	}

@@ -9,7 +9,7 @@ import (
 
 // TestTransportsByVersion: version 1 reads mcpCapabilities (stdio always),
 // version 2 reads capabilities.session.mcp, where a transport is advertised
-// by an object and by nothing else; other versions advertise nothing.
+// by an object and by nothing else; newer versions advertise nothing.
 func TestTransportsByVersion(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -29,8 +29,8 @@ func TestTransportsByVersion(t *testing.T) {
 		{"v2 mcp not an object", `{"protocolVersion":2,"capabilities":{"session":{"mcp":"all"}}}`, Transports{}},
 		{"v2 with a v1 shape", `{"protocolVersion":2,"agentCapabilities":{"mcpCapabilities":{"http":true}}}`, Transports{}},
 		{"v3", `{"protocolVersion":3,"capabilities":{"session":{"mcp":{"stdio":{}}}}}`, Transports{}},
-		{"no version", `{"agentCapabilities":{"mcpCapabilities":{"http":true}}}`, Transports{}},
-		{"garbage", `[1]`, Transports{}},
+		{"no version", `{"agentCapabilities":{"mcpCapabilities":{"http":true}}}`, Transports{Stdio: true, HTTP: true}},
+		{"garbage", `[1]`, Transports{Stdio: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

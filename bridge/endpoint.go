@@ -265,6 +265,7 @@ func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
 		}
 	})
 	b.unix = ep
+	b.log.Debug("serving the relay socket", "path", ep.path)
 	return ep, nil
 }
 

@@ -1,0 +1,367 @@
+package bridge_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+)
+
+// An acpRig is a proxy run in this process between a test editor and the
+// fault tests' agent process, with the initialize of each given by the
+// test. The agent answers initialize and every session request; the
+// editor answers what its handlers answer.
+type acpRig struct {
+	t        *testing.T
+	ctx      context.Context
+	editor   *faultPeer
+	agent    *faultPeer
+	logs     *logRecords
+	trace    *syncBuffer
+	exited   chan int
+	sessions chan wire.Message // session requests as the agent got them
+	init     wire.Message      // the editor's answer to initialize
+	nextSess int
+	mu       sync.Mutex
+}
+
+// v1Editor is the initialize params of a version 1 editor that serves fs.
+var v1Editor = map[string]any{"protocolVersion": 1, "clientInfo": map[string]any{"name": "ed", "version": "1"},
+	"clientCapabilities": map[string]any{"fs": map[string]any{"readTextFile": true, "writeTextFile": true}}}
+
+// v2Editor is the initialize params of a version 2 editor: no fs.
+var v2Editor = map[string]any{"protocolVersion": 2, "info": map[string]any{"name": "ed2", "version": "2"}, "capabilities": map[string]any{}}
+
+// v1Agent returns the initialize result of a version 1 agent with
+// mcpCapabilities mcp.
+func v1Agent(mcp map[string]any) map[string]any {
+	return map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{"mcpCapabilities": mcp},
+		"agentInfo": map[string]any{"name": "test-agent", "version": "1"}}
+}
+
+// v2Agent returns the initialize result of a version 2 agent with
+// capabilities.session.mcp mcp.
+func v2Agent(mcp map[string]any) map[string]any {
+	return map[string]any{"protocolVersion": 2, "info": map[string]any{"name": "test-agent", "version": "2"},
+		"capabilities": map[string]any{"session": map[string]any{"mcp": mcp}}}
+}
+
+func startACPRig(t *testing.T, opts bridge.ProxyOptions, editorInit any, agentInit any, editorHandlers map[string]func(wire.Message) any) *acpRig {
+	leaks := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	t.Cleanup(cancel)
+
+	sockDir, err := os.MkdirTemp("", "acpfs-acp-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "agent.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	t.Setenv(faultAgentEnv, sock)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &acpRig{t: t, ctx: ctx, logs: &logRecords{}, trace: &syncBuffer{}, exited: make(chan int, 1), sessions: make(chan wire.Message, 16)}
+	opts.Bridge.Logger = slog.New(r.logs)
+	opts.AgentStderr = io.Discard
+	opts.Trace = r.trace
+	edTest, edProxy := net.Pipe()
+	go func() {
+		code, err := bridge.RunProxy(context.Background(), edProxy, []string{exe}, opts)
+		if err != nil {
+			t.Errorf("RunProxy: %v", err)
+		}
+		r.exited <- code
+	}()
+	r.editor = newFaultPeer(t, "editor", edTest, editorHandlers)
+	t.Cleanup(func() {
+		r.editor.rwc.Close()
+		select {
+		case <-r.exited:
+		case <-time.After(hangGuard):
+			t.Error("the proxy did not exit")
+		}
+	})
+	ln.SetDeadline(time.Now().Add(hangGuard))
+	conn, err := ln.AcceptUnix()
+	if err != nil {
+		t.Fatalf("the agent did not connect: %v", err)
+	}
+	br := bufio.NewReader(conn)
+	if _, err := br.ReadString('\n'); err != nil {
+		t.Fatalf("the agent did not say its pid: %v", err)
+	}
+	session := func(m wire.Message) any {
+		r.sessions <- m
+		if m.Method != "session/new" && m.Method != "session/fork" {
+			return map[string]any{}
+		}
+		r.mu.Lock()
+		r.nextSess++
+		id := fmt.Sprintf("sess-%d", r.nextSess)
+		r.mu.Unlock()
+		return map[string]any{"sessionId": id}
+	}
+	r.agent = newFaultPeer(t, "agent", struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{br, conn, conn}, map[string]func(wire.Message) any{
+		"initialize":     func(wire.Message) any { return agentInit },
+		"session/new":    session,
+		"session/load":   session,
+		"session/resume": session,
+		"session/fork":   session,
+		"session/close":  func(wire.Message) any { return map[string]any{} },
+	})
+	t.Cleanup(func() { r.agent.rwc.Close() })
+	if r.init, err = r.editor.call(ctx, "initialize", editorInit); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	return r
+}
+
+// newSession opens a session with cwd dir (a new directory if ""), and
+// returns the session id, its params as the agent got them, and dir.
+func (r *acpRig) newSession(dir string) (string, json.RawMessage, string) {
+	r.t.Helper()
+	if dir == "" {
+		var err error
+		if dir, err = filepath.EvalSymlinks(r.t.TempDir()); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	m, err := r.editor.call(r.ctx, "session/new", map[string]any{"cwd": dir, "mcpServers": []any{}})
+	if err != nil || m.Error != nil {
+		r.t.Fatalf("session/new: %v %s", err, m.Raw)
+	}
+	var res struct {
+		SessionID string `json:"sessionId"`
+	}
+	json.Unmarshal(m.Result, &res)
+	return res.SessionID, (<-r.sessions).Params, dir
+}
+
+// traced returns the messages of the trace that went in direction dir, in
+// order.
+func (r *acpRig) traced(dir string) []json.RawMessage {
+	var out []json.RawMessage
+	for _, line := range strings.Split(r.trace.String(), "\n") {
+		var tl struct {
+			Dir string          `json:"dir"`
+			Msg json.RawMessage `json:"msg"`
+		}
+		if json.Unmarshal([]byte(line), &tl) == nil && tl.Dir == dir {
+			out = append(out, tl.Msg)
+		}
+	}
+	return out
+}
+
+// entries returns the mcpServers of session params.
+func entries(t *testing.T, params json.RawMessage) []map[string]any {
+	t.Helper()
+	var p struct {
+		MCPServers []map[string]any `json:"mcpServers"`
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		t.Fatalf("%s: %v", params, err)
+	}
+	return p.MCPServers
+}
+
+// acpServerID returns the serverId of the one acp entry of params.
+func acpServerID(t *testing.T, params json.RawMessage) string {
+	t.Helper()
+	es := entries(t, params)
+	if len(es) != 1 || es[0]["type"] != "acp" {
+		t.Fatalf("mcpServers = %v, want one acp entry", es)
+	}
+	id, _ := es[0]["serverId"].(string)
+	return id
+}
+
+// innerMeta is the _meta of an MCP 2026-07-28 request.
+var innerMeta = map[string]any{
+	"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+	"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+	"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "test-agent", "version": "1"},
+}
+
+// mcpMessage sends an mcp/message request from the agent and returns the
+// proxy's answer.
+func (r *acpRig) mcpMessage(serverID, requestID, method string, params map[string]any) wire.Message {
+	r.t.Helper()
+	m, err := r.agent.call(r.ctx, "mcp/message", r.envelope(serverID, requestID, method, params))
+	if err != nil {
+		r.t.Fatalf("mcp/message %s: %v", method, err)
+	}
+	return m
+}
+
+func (r *acpRig) envelope(serverID, requestID, method string, params map[string]any) map[string]any {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if _, ok := params["_meta"]; !ok {
+		params["_meta"] = innerMeta
+	}
+	return map[string]any{"serverId": serverID, "requestId": requestID, "method": method, "params": params}
+}
+
+// toolText returns the text of the inner tool result in an outer answer,
+// and whether it is a tool error.
+func toolText(t *testing.T, m wire.Message) (string, bool) {
+	t.Helper()
+	var res struct {
+		Result *struct {
+			Content []struct {
+				Text string `json:"text"`
+			} `json:"content"`
+			IsError bool `json:"isError"`
+		} `json:"result"`
+	}
+	if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.Result == nil || len(res.Result.Content) == 0 {
+		t.Fatalf("not a tool result: %s", m.Raw)
+	}
+	return res.Result.Content[0].Text, res.Result.IsError
+}
+
+// errorCode returns the outer error code of m, or 0.
+func errorCode(m wire.Message) int64 {
+	var e struct {
+		Code int64 `json:"code"`
+	}
+	if m.Error == nil || json.Unmarshal(m.Error, &e) != nil {
+		return 0
+	}
+	return e.Code
+}
+
+var serverIDPattern = regexp.MustCompile(`^acpfs-[0-9a-f]{64}$`)
+
+// An agent that advertises mcpCapabilities.acp gets an acp entry with a
+// serverId of its own per session, and no endpoint is opened: no HTTP
+// listener, no relay socket. Through mcp/message it reads the editor's
+// unsaved buffer and writes into the editor, with the session's id on the
+// fs requests.
+func TestProxyMCPOverACPUsesTheEditor(t *testing.T) {
+	var mu sync.Mutex
+	var fsCalls []string
+	r := startACPRig(t, bridge.ProxyOptions{}, v1Editor, v1Agent(map[string]any{"acp": true, "http": true}), map[string]func(wire.Message) any{
+		"fs/read_text_file": func(m wire.Message) any {
+			mu.Lock()
+			fsCalls = append(fsCalls, "read "+string(m.Params))
+			mu.Unlock()
+			return map[string]any{"content": "unsaved buffer\n"}
+		},
+		"fs/write_text_file": func(m wire.Message) any {
+			mu.Lock()
+			fsCalls = append(fsCalls, "write "+string(m.Params))
+			mu.Unlock()
+			return map[string]any{}
+		},
+	})
+	if r.init.Error != nil {
+		t.Fatalf("initialize: %s", r.init.Raw)
+	}
+	sid, params, dir := r.newSession("")
+	es := entries(t, params)
+	if len(es) != 1 || len(es[0]) != 3 || es[0]["type"] != "acp" || es[0]["name"] != "acpfs" {
+		t.Fatalf("mcpServers = %v, want exactly {type:acp, name:acpfs, serverId}", es)
+	}
+	serverID := es[0]["serverId"].(string)
+	if !serverIDPattern.MatchString(serverID) {
+		t.Errorf("serverId %q is not acpfs- and 256 random bits", serverID)
+	}
+	_, params2, _ := r.newSession("")
+	if id2 := acpServerID(t, params2); id2 == serverID {
+		t.Errorf("two sessions share the serverId %s", id2)
+	}
+
+	disc := r.mcpMessage(serverID, "d-1", "server/discover", nil)
+	if disc.Error != nil || !bytes.Contains(disc.Result, []byte(`"result":{`)) || !bytes.Contains(disc.Result, []byte(`2026-07-28`)) {
+		t.Fatalf("server/discover: %s", disc.Raw)
+	}
+	file := filepath.Join(dir, "main.go")
+	os.WriteFile(file, []byte("on disk\n"), 0o644)
+	read := r.mcpMessage(serverID, "r-1", "tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": file}})
+	if text, isErr := toolText(t, read); isErr || !strings.Contains(text, "unsaved buffer") {
+		t.Errorf("read_text_file over mcp/message: %s", read.Raw)
+	}
+	write := r.mcpMessage(serverID, "w-1", "tools/call", map[string]any{"name": "write_text_file", "arguments": map[string]any{"path": file, "content": "from the agent\n"}})
+	if _, isErr := toolText(t, write); isErr {
+		t.Errorf("write_text_file over mcp/message: %s", write.Raw)
+	}
+	mu.Lock()
+	calls := strings.Join(fsCalls, "\n")
+	mu.Unlock()
+	for _, want := range []string{`read {"sessionId":"` + sid + `","path":"` + file + `"}`, `"content":"from the agent\n"`} {
+		if !strings.Contains(calls, want) {
+			t.Errorf("the editor's fs calls %s lack %s", calls, want)
+		}
+	}
+	if b, _ := os.ReadFile(file); string(b) != "on disk\n" {
+		t.Errorf("the write went to disk: %q", b)
+	}
+	// Nothing of the binding reached the editor.
+	for _, msg := range r.traced("to-editor") {
+		if bytes.Contains(msg, []byte("mcp/message")) || bytes.Contains(msg, []byte("server/discover")) {
+			t.Errorf("the editor got %s", msg)
+		}
+	}
+	for _, log := range []string{"serving session MCP endpoints", "serving the relay socket"} {
+		if n := r.logs.count(log); n != 0 {
+			t.Errorf("the proxy logged %q %d times: an endpoint was opened", log, n)
+		}
+	}
+}
+
+// The proof of the above: forced to stdio, or on http, the same agent's
+// sessions do open their endpoint (and the log says so).
+func TestProxyTransportFlagOpensTheEndpoint(t *testing.T) {
+	for _, tc := range []struct {
+		want capabilities.Transport
+		typ  string
+		log  string
+	}{
+		{capabilities.TransportStdio, "", "serving the relay socket"},
+		{capabilities.TransportHTTP, "http", "serving session MCP endpoints"},
+	} {
+		t.Run(tc.want.String(), func(t *testing.T) {
+			r := startACPRig(t, bridge.ProxyOptions{MCPTransport: tc.want}, v1Editor, v1Agent(map[string]any{"acp": true, "http": true}), nil)
+			_, params, _ := r.newSession("")
+			es := entries(t, params)
+			if typ, _ := es[0]["type"].(string); len(es) != 1 || typ != tc.typ {
+				t.Fatalf("mcpServers = %v, want type %q", es, tc.typ)
+			}
+			if r.logs.count(tc.log) != 1 {
+				t.Errorf("the proxy did not log %q", tc.log)
+			}
+		})
+	}
+}

@@ -365,3 +365,167 @@ func TestProxyTransportFlagOpensTheEndpoint(t *testing.T) {
 		})
 	}
 }
+
+// Two sessions stay apart: each serverId reaches its own session's roots
+// (disk route here: the editor serves no fs), and not the other's.
+func TestProxyMCPOverACPSessionsApart(t *testing.T) {
+	r := startACPRig(t, bridge.ProxyOptions{}, map[string]any{"protocolVersion": 1, "clientCapabilities": map[string]any{}},
+		v1Agent(map[string]any{"acp": true}), nil)
+	_, p1, dir1 := r.newSession("")
+	_, p2, dir2 := r.newSession("")
+	os.WriteFile(filepath.Join(dir1, "a.txt"), []byte("one\n"), 0o644)
+	os.WriteFile(filepath.Join(dir2, "a.txt"), []byte("two\n"), 0o644)
+	id1, id2 := acpServerID(t, p1), acpServerID(t, p2)
+	read := func(id, path string) (string, bool) {
+		return toolText(t, r.mcpMessage(id, "same-id", "tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": path}}))
+	}
+	if text, isErr := read(id1, "a.txt"); isErr || !strings.Contains(text, "one") {
+		t.Errorf("session 1 reads a.txt as %q", text)
+	}
+	if text, isErr := read(id2, "a.txt"); isErr || !strings.Contains(text, "two") {
+		t.Errorf("session 2 reads a.txt as %q", text)
+	}
+	if text, isErr := read(id1, filepath.Join(dir2, "a.txt")); !isErr || strings.Contains(text, "two") {
+		t.Errorf("session 1 reads session 2's file: %q", text)
+	}
+}
+
+// An mcp/message for a serverId that is not the proxy's goes to the editor
+// as it was sent, and the editor's answer back as it was sent, error
+// included: the editor may serve acp servers of its own.
+func TestProxyMCPOverACPForwardsOtherServers(t *testing.T) {
+	r := startACPRig(t, bridge.ProxyOptions{}, v1Editor, v1Agent(map[string]any{"acp": true}), map[string]func(wire.Message) any{})
+	r.newSession("")
+	envelope := r.envelope("editor-tools", "q-1", "tools/list", map[string]any{"cursor": "x"})
+	answered := make(chan wire.Message, 1)
+	go func() {
+		m, err := r.agent.call(r.ctx, "mcp/message", envelope)
+		if err != nil {
+			t.Error(err)
+		}
+		answered <- m
+	}()
+	got := r.editor.nextRequest(r.ctx)
+	want, _ := json.Marshal(envelope)
+	if got.Method != "mcp/message" || !jsonEqual(got.Params, want) {
+		t.Fatalf("the editor got %s, want params %s", got.Raw, want)
+	}
+	r.editor.send(map[string]any{"jsonrpc": "2.0", "id": got.ID, "error": map[string]any{"code": -33001, "message": "MCP server registration unavailable", "data": map[string]any{"serverId": "editor-tools"}}})
+	m := <-answered
+	if errorCode(m) != -33001 || !bytes.Contains(m.Error, []byte(`"serverId":"editor-tools"`)) {
+		t.Errorf("the agent got %s", m.Raw)
+	}
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// The binding's errors: a request without the 2026-07-28 _meta, or of
+// another version, gets the inner MCP error in a successful outer answer;
+// a requestId already active is invalid params; the serverId of a closed
+// session is unavailable (-33001), and is not forwarded to the editor.
+func TestProxyMCPOverACPBindingErrors(t *testing.T) {
+	reads := make(chan wire.Message, 4)
+	r := startACPRig(t, bridge.ProxyOptions{}, v1Editor, v1Agent(map[string]any{"acp": true}), nil)
+	go func() {
+		for {
+			select {
+			case m := <-r.editor.requests:
+				reads <- m
+			case <-r.editor.done:
+				return
+			}
+		}
+	}()
+	sid, params, dir := r.newSession("")
+	id := acpServerID(t, params)
+
+	m := r.mcpMessage(id, "m-1", "tools/list", map[string]any{"_meta": map[string]any{}})
+	if m.Error != nil || !bytes.Contains(m.Result, []byte(`"error":{"code":-32602`)) || !bytes.Contains(m.Result, []byte("io.modelcontextprotocol/protocolVersion")) {
+		t.Errorf("no protocol version: %s", m.Raw)
+	}
+	old := map[string]any{"io.modelcontextprotocol/protocolVersion": "2025-11-25", "io.modelcontextprotocol/clientCapabilities": map[string]any{}}
+	m = r.mcpMessage(id, "m-2", "tools/list", map[string]any{"_meta": old})
+	if m.Error != nil || !jsonEqual(m.Result, []byte(`{"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"],"requested":"2025-11-25"}}}`)) {
+		t.Errorf("protocol 2025-11-25: %s", m.Raw)
+	}
+	m = r.mcpMessage(id, "m-3", "tools/nonesuch", nil)
+	if m.Error != nil || !bytes.Contains(m.Result, []byte(`"error":{"code":-32601`)) {
+		t.Errorf("unknown inner method: %s", m.Raw)
+	}
+	m, _ = r.agent.call(r.ctx, "mcp/message", map[string]any{"serverId": id, "requestId": 7, "method": "tools/list"})
+	if errorCode(m) != -32602 {
+		t.Errorf("a requestId that is not a string: %s", m.Raw)
+	}
+
+	// A read held by the editor keeps m-4 active.
+	file := filepath.Join(dir, "held.txt")
+	held := make(chan wire.Message, 1)
+	go func() {
+		m, _ := r.agent.call(r.ctx, "mcp/message", r.envelope(id, "m-4", "tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": file}}))
+		held <- m
+	}()
+	fsReq := <-reads
+	m = r.mcpMessage(id, "m-4", "tools/list", nil)
+	if errorCode(m) != -32602 || !bytes.Contains(m.Error, []byte(`"requestId":"m-4"`)) {
+		t.Errorf("a duplicate active requestId: %s", m.Raw)
+	}
+	r.editor.reply(fsReq.ID, map[string]any{"content": "held\n"})
+	if text, _ := toolText(t, <-held); !strings.Contains(text, "held") {
+		t.Errorf("the held read: %q", text)
+	}
+
+	if m, err := r.editor.call(r.ctx, "session/close", map[string]any{"sessionId": sid}); err != nil || m.Error != nil {
+		t.Fatalf("session/close: %v %s", err, m.Raw)
+	}
+	m = r.mcpMessage(id, "m-5", "tools/list", nil)
+	if errorCode(m) != -33001 || !bytes.Contains(m.Error, []byte(id)) {
+		t.Errorf("after session/close: %s", m.Raw)
+	}
+	for _, msg := range r.traced("to-editor") {
+		if bytes.Contains(msg, []byte("mcp/message")) {
+			t.Errorf("the editor got %s", msg)
+		}
+	}
+}
+
+// $/cancel_request on the outer request cancels the inner one: its wait
+// for the editor ends (the editor is told with $/cancel_request too), and
+// the answer is -32800.
+func TestProxyMCPOverACPCancel(t *testing.T) {
+	r := startACPRig(t, bridge.ProxyOptions{}, v1Editor, v1Agent(map[string]any{"acp": true}), nil)
+	_, params, dir := r.newSession("")
+	id := acpServerID(t, params)
+	const outer = `"agent-cancel-1"`
+	c := r.agent.expect(outer)
+	env := r.envelope(id, "slow", "tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": filepath.Join(dir, "a.txt")}})
+	r.agent.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(outer), "method": "mcp/message", "params": env})
+	fsReq := r.editor.nextRequest(r.ctx) // never answered
+	if fsReq.Method != "fs/read_text_file" {
+		t.Fatalf("the editor got %s", fsReq.Raw)
+	}
+	r.agent.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": json.RawMessage(outer)}})
+	m, err := r.agent.await(r.ctx, outer, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errorCode(m) != -32800 {
+		t.Errorf("the cancelled request's answer: %s", m.Raw)
+	}
+	cancel := r.editor.nextNote(r.ctx, "$/cancel_request")
+	if !bytes.Contains(cancel.Params, fsReq.ID) {
+		t.Errorf("the editor's $/cancel_request %s does not name %s", cancel.Params, fsReq.ID)
+	}
+	// The requestId is free again.
+	os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644)
+	if m := r.mcpMessage(id, "slow", "tools/list", nil); m.Error != nil {
+		t.Errorf("slow again: %s", m.Raw)
+	}
+}

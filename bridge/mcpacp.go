@@ -92,6 +92,7 @@ type acpServer struct {
 
 // acpCall is an inner request in flight.
 type acpCall struct {
+	srv       *acpServer
 	outer     json.RawMessage // the agent's id of the mcp/message request
 	requestID string
 	token     string // canonicalID of its progress token; "" if none
@@ -193,7 +194,7 @@ func innerError(code int64, msg string, data any) json.RawMessage {
 // call hands an inner request to the server.
 func (srv *acpServer) call(outer json.RawMessage, requestID, method string, params json.RawMessage) {
 	a := srv.all
-	c := &acpCall{outer: outer, requestID: requestID}
+	c := &acpCall{srv: srv, outer: outer, requestID: requestID}
 	var p struct {
 		Meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
@@ -393,25 +394,16 @@ func (a *acpServers) cancel(m wire.Message) bool {
 	}
 	a.mu.Lock()
 	c := a.byOuter[canonicalID(p.RequestID)]
-	var srv *acpServer
 	if c != nil {
 		c.cancelled = true
-		for _, s := range a.byID {
-			if s.active[c.requestID] == c {
-				srv = s
-				break
-			}
-		}
 	}
 	a.mu.Unlock()
 	if c == nil {
 		return false
 	}
-	if srv != nil {
-		id, _ := json.Marshal(c.requestID)
-		srv.in.push([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
-			`,"reason":"the agent cancelled the mcp/message request"}}`))
-	}
+	id, _ := json.Marshal(c.requestID)
+	c.srv.in.push([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + string(id) +
+		`,"reason":"the agent cancelled the mcp/message request"}}`))
 	return true
 }
 

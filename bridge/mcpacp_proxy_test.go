@@ -529,3 +529,52 @@ func TestProxyMCPOverACPCancel(t *testing.T) {
 		t.Errorf("slow again: %s", m.Raw)
 	}
 }
+
+// A subscriptions/listen over mcp/message: its acknowledgement and the
+// change of the file it watches reach the agent as mcp/message
+// notifications of its requestId, before the answer, which comes once the
+// agent cancels the stream.
+func TestProxyMCPOverACPListen(t *testing.T) {
+	r := startACPRig(t, bridge.ProxyOptions{}, v1Editor, v1Agent(map[string]any{"acp": true}), nil)
+	_, params, dir := r.newSession("")
+	id := acpServerID(t, params)
+	file := filepath.Join(dir, "watched.txt")
+	os.WriteFile(file, []byte("1\n"), 0o644)
+	const outer = `"listen-1"`
+	c := r.agent.expect(outer)
+	env := r.envelope(id, "listen", "subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []any{"file://" + filepath.ToSlash(file)}}})
+	r.agent.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(outer), "method": "mcp/message", "params": env})
+	note := func(method string) {
+		t.Helper()
+		n := r.agent.nextNote(r.ctx, "mcp/message")
+		var p struct {
+			ServerID, RequestID, Method string
+		}
+		if json.Unmarshal(n.Params, &p) != nil || p.ServerID != id || p.RequestID != "listen" || p.Method != method {
+			t.Fatalf("got %s, want an mcp/message %s for requestId listen", n.Raw, method)
+		}
+	}
+	note("notifications/subscriptions/acknowledged")
+	os.WriteFile(file, []byte("2\n"), 0o644)
+	note("notifications/resources/updated")
+	r.agent.send(map[string]any{"jsonrpc": "2.0", "method": "$/cancel_request", "params": map[string]any{"requestId": json.RawMessage(outer)}})
+	m, err := r.agent.await(r.ctx, outer, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Error != nil && errorCode(m) != -32800 {
+		t.Errorf("the stream's answer: %s", m.Raw)
+	}
+	// On the wire, every notification of the stream came before its answer.
+	seenAnswer := false
+	for _, msg := range r.traced("to-agent") {
+		if bytes.Contains(msg, []byte(`"id":`+outer)) {
+			seenAnswer = true
+		} else if seenAnswer && bytes.Contains(msg, []byte(`"requestId":"listen"`)) {
+			t.Errorf("after the answer: %s", msg)
+		}
+	}
+	if !seenAnswer {
+		t.Error("no answer in the trace")
+	}
+}

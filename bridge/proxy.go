@@ -68,6 +68,9 @@ type ProxyOptions struct {
 // (profile.go, steer.go); and the agent's reports of calls to those tools
 // get their kind and locations (toolcall_update.go). An agent whose profile
 // goes on its command line starts once the editor has sent initialize.
+// The agent's mcp/message requests for the sessions' MCP-over-ACP servers
+// are answered here (mcpacp.go); a connection on the ACP v2 draft gets
+// only the entry, in v2's shape (acpv2.go).
 //
 // It returns when either peer is gone or ctx ends, having stopped the
 // agent and its process group: the exit code is 0 when the editor closed

@@ -407,6 +407,37 @@ func (a *acpServers) cancel(m wire.Message) bool {
 	return true
 }
 
+// overlong answers an mcp/message request too long to read, if it was for
+// one of the proxy's serverIds, as the stream transports answer a line too
+// long: a tools/call with a tool error that names the tool and the sizes,
+// any other request with an error (here the inner one).
+func (a *acpServers) overlong(over *wire.OverlongError) bool {
+	in := over.Inner
+	if in == nil || over.ID == nil {
+		return false
+	}
+	a.mu.Lock()
+	srv, gone := a.byID[in.ServerID], a.gone[in.ServerID]
+	a.mu.Unlock()
+	switch {
+	case gone || srv != nil && isClosed(srv.sess.Done()):
+		a.fail(over.ID, codeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": in.ServerID})
+	case srv == nil:
+		return false
+	case in.Method == "tools/call" && in.Tool != "":
+		tool := *over
+		tool.Tool = in.Tool
+		if m, err := wire.Parse(overlongToolAnswer(&tool)); err == nil && m.Result != nil {
+			a.answer(over.ID, "result", m.Result)
+			break
+		}
+		fallthrough
+	default:
+		a.answer(over.ID, "error", innerError(wire.CodeInvalidRequest, over.Error(), nil))
+	}
+	return true
+}
+
 // answer sends the agent the result {member: v} for its request id.
 func (a *acpServers) answer(id json.RawMessage, member string, v json.RawMessage) {
 	line := make([]byte, 0, len(id)+len(v)+64)

@@ -578,3 +578,35 @@ func TestProxyMCPOverACPListen(t *testing.T) {
 		t.Error("no answer in the trace")
 	}
 }
+
+// An mcp/message too long to read is answered as a stream transport
+// answers a line too long: for the proxy's server, a tools/call gets a
+// tool error that names the tool and the sizes, any other request the
+// inner error; for another server, the outer error. Nothing reaches the
+// editor, and the connection goes on.
+func TestProxyMCPOverACPOverlong(t *testing.T) {
+	r := startACPRig(t, bridge.ProxyOptions{MaxLineSize: 64 << 10}, v1Editor, v1Agent(map[string]any{"acp": true}), nil)
+	_, params, dir := r.newSession("")
+	id := acpServerID(t, params)
+	big := strings.Repeat("x", 100<<10)
+	write := r.mcpMessage(id, "big-1", "tools/call", map[string]any{"name": "write_text_file", "arguments": map[string]any{"path": filepath.Join(dir, "a.txt"), "content": big}})
+	if text, isErr := toolText(t, write); !isErr || !strings.Contains(text, "write_text_file: the call of 100.") || !strings.Contains(text, "64.0 KiB limit") {
+		t.Errorf("an overlong tools/call: %s", write.Raw)
+	}
+	other := r.mcpMessage(id, "big-2", "resources/read", map[string]any{"uri": "file:///" + big})
+	if other.Error != nil || !bytes.Contains(other.Result, []byte(`"error":{"code":-32600`)) || !bytes.Contains(other.Result, []byte("64.0 KiB limit")) {
+		t.Errorf("an overlong resources/read: %s", other.Raw)
+	}
+	theirs, err := r.agent.call(r.ctx, "mcp/message", r.envelope("editor-tools", "big-3", "tools/call", map[string]any{"name": "x", "arguments": map[string]any{"a": big}}))
+	if err != nil || errorCode(theirs) != -32600 {
+		t.Errorf("an overlong mcp/message for another server: %s (%v)", theirs.Raw, err)
+	}
+	if m := r.mcpMessage(id, "after", "tools/list", nil); m.Error != nil || !bytes.Contains(m.Result, []byte("read_text_file")) {
+		t.Errorf("after: %s", m.Raw)
+	}
+	for _, msg := range r.traced("to-editor") {
+		if bytes.Contains(msg, []byte("mcp/message")) {
+			t.Errorf("the editor got %s", msg)
+		}
+	}
+}

@@ -548,6 +548,9 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 func (p *proxy) overlong(over *wire.OverlongError, from, to *hop) {
 	switch over.Kind {
 	case wire.KindRequest:
+		if from == p.agent && p.acp.overlong(over) {
+			return // an MCP-over-ACP request to a session's server
+		}
 		from.send(wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil))
 	case wire.KindResponse:
 		_, pr := from.take(over.ID)

@@ -65,6 +65,7 @@ type acpServers struct {
 	wg    sync.WaitGroup
 
 	mu      sync.Mutex
+	stopped bool // set by close
 	byID    map[string]*acpServer
 	gone    map[string]bool     // serverIds whose session closed
 	byOuter map[string]*acpCall // active calls, by canonicalID of the agent's request id
@@ -205,6 +206,11 @@ func (srv *acpServer) call(outer json.RawMessage, requestID, method string, para
 	}
 	a.mu.Lock()
 	switch {
+	case a.stopped || a.gone[srv.id]:
+		// The session closed since handle looked: finish has run.
+		a.mu.Unlock()
+		a.fail(outer, codeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": srv.id})
+		return
 	case srv.active[requestID] != nil:
 		a.mu.Unlock()
 		a.fail(outer, wire.CodeInvalidParams, "duplicate active MCP request ID", map[string]any{"serverId": srv.id, "requestId": requestID})
@@ -235,6 +241,11 @@ func (srv *acpServer) call(outer json.RawMessage, requestID, method string, para
 // ends; then the requests still active fail.
 func (srv *acpServer) start() {
 	a := srv.all
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.stopped {
+		return // the proxy is ending, and the agent with it
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	a.wg.Go(func() {
 		defer cancel()
@@ -457,6 +468,9 @@ func (a *acpServers) fail(id json.RawMessage, code int64, msg string, data any) 
 
 // close stops the servers and waits for them.
 func (a *acpServers) close() {
+	a.mu.Lock()
+	a.stopped = true
+	a.mu.Unlock()
 	close(a.stop)
 	a.wg.Wait()
 }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -112,5 +113,69 @@ func TestMCPOverACPTakesOnlyItsOwn(t *testing.T) {
 		if servers.handle(m) {
 			t.Errorf("took %s", params)
 		}
+	}
+}
+
+// At most maxActiveMCPOverACP requests of one serverId are active: the
+// next gets -33000, and once one is answered there is room again.
+func TestMCPOverACPActiveLimit(t *testing.T) {
+	log := slog.New(slog.DiscardHandler)
+	b := NewBridge(nil, BridgeOptions{Logger: log})
+	s, err := b.OpenSession(SessionParams{Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	s.MCPServer().AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return mcp.NewToolResultText("released"), nil
+	})
+	toAgent, fromProxy := io.Pipe()
+	agent := newHop("agent", fromProxy, nil)
+	written := goDone(func() { agent.out.run() })
+	servers := newACPServers("acpfs", agent, log)
+	entry := servers.add(s)
+	defer func() {
+		b.Close()
+		servers.close()
+		agent.out.close()
+		toAgent.Close()
+		<-written
+	}()
+	r := wire.NewReader(toAgent, wire.ReaderOptions{Logger: log})
+	send := func(id int, method string) {
+		env, _ := json.Marshal(map[string]any{"serverId": entry.ServerID, "requestId": fmt.Sprint("r-", id), "method": method,
+			"params": map[string]any{"name": "wait", "arguments": map[string]any{}, "_meta": map[string]any{
+				"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+				"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			}}})
+		m, err := wire.Parse(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"mcp/message","params":%s}`, id, env))
+		if err != nil || !servers.handle(m) {
+			t.Fatalf("handle: %v", err)
+		}
+	}
+	for i := range maxActiveMCPOverACP {
+		send(i, "tools/call")
+	}
+	send(maxActiveMCPOverACP, "tools/call")
+	m, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(m.ID) != fmt.Sprint(maxActiveMCPOverACP) || !json.Valid(m.Error) || !bytes.Contains(m.Error, []byte(`"code":-33000`)) {
+		t.Fatalf("request %d past the limit: %s", maxActiveMCPOverACP, m.Raw)
+	}
+	close(release)
+	for range maxActiveMCPOverACP {
+		if m, err := r.Next(); err != nil || m.Result == nil {
+			t.Fatalf("a released call: %s %v", m.Raw, err)
+		}
+	}
+	send(maxActiveMCPOverACP+1, "tools/call")
+	if m, err := r.Next(); err != nil || m.Result == nil {
+		t.Fatalf("after the released calls: %s %v", m.Raw, err)
 	}
 }

@@ -113,7 +113,7 @@ func (a *acpServers) add(s *Session) MCPServerEntry {
 	return MCPServerEntry{Type: "acp", Name: a.name, ServerID: srv.id}
 }
 
-// envelope is the params of mcp/message.
+// mcpEnvelope is the params of mcp/message.
 type mcpEnvelope struct {
 	ServerID  json.RawMessage `json:"serverId"`
 	RequestID json.RawMessage `json:"requestId"`
@@ -154,10 +154,6 @@ func (a *acpServers) handle(m wire.Message) bool {
 	if string(params) == "null" {
 		params = nil
 	}
-	if inner := checkInnerMeta(params); inner != nil {
-		a.answer(m.ID, "error", inner)
-		return true
-	}
 	srv.call(m.ID, requestID, method, params)
 	return true
 }
@@ -192,7 +188,9 @@ func innerError(code int64, msg string, data any) json.RawMessage {
 	return b
 }
 
-// call hands an inner request to the server.
+// call hands an inner request to the server, once it is known to be one
+// the server may take (in the SDK's Provider's order: not a duplicate, not
+// past the limit, then of the inner version).
 func (srv *acpServer) call(outer json.RawMessage, requestID, method string, params json.RawMessage) {
 	a := srv.all
 	c := &acpCall{srv: srv, outer: outer, requestID: requestID}
@@ -218,6 +216,11 @@ func (srv *acpServer) call(outer json.RawMessage, requestID, method string, para
 	case len(srv.active) >= maxActiveMCPOverACP:
 		a.mu.Unlock()
 		a.fail(outer, codeBindingLimit, fmt.Sprintf("MCP-over-ACP active request limit (%d) exceeded", maxActiveMCPOverACP), map[string]any{"serverId": srv.id})
+		return
+	}
+	if inner := checkInnerMeta(params); inner != nil {
+		a.mu.Unlock()
+		a.answer(outer, "error", inner)
 		return
 	}
 	srv.active[requestID] = c

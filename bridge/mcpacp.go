@@ -179,6 +179,7 @@ func checkInnerMeta(params json.RawMessage) json.RawMessage {
 	return nil
 }
 
+// innerError encodes an inner MCP error object.
 func innerError(code int64, msg string, data any) json.RawMessage {
 	b, _ := json.Marshal(struct {
 		Code    int64  `json:"code"`

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
 
 var proxyCmd = &command{
@@ -135,7 +136,7 @@ type proxyConfig struct {
 	edTimeout   time.Duration
 	tracePath   string
 	level       levelFlag
-	agentTools  bridge.AgentTools
+	agentTools  proxy.AgentTools
 	transport   capabilities.Transport
 }
 
@@ -150,7 +151,7 @@ func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
 	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
-	fs.TextVar(&cfg.agentTools, "agent-tools", bridge.AgentToolsAuto, "auto or keep")
+	fs.TextVar(&cfg.agentTools, "agent-tools", proxy.AgentToolsAuto, "auto or keep")
 	fs.TextVar(&cfg.transport, "mcp-transport", capabilities.TransportAuto, "auto, acp, http or stdio")
 	fs.StringVar(&cfg.tracePath, "trace", "", "append every message to this file")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
@@ -210,7 +211,7 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		logger.Info("the parent process exited")
 		cancel()
 	})()
-	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
+	code, err := proxy.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, proxy.ProxyOptions{
 		Bridge:       cfg.bridgeOptions(logger),
 		Trace:        trace,
 		AgentStderr:  e.stderr,

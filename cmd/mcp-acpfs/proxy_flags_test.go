@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
 
 // TestAgentToolsFlag: --agent-tools is auto unless set to keep; anything
@@ -16,11 +16,11 @@ func TestAgentToolsFlag(t *testing.T) {
 	e := &env{stderr: io.Discard, getenv: func(string) string { return "" }}
 	for _, tc := range []struct {
 		args []string
-		want bridge.AgentTools
+		want proxy.AgentTools
 	}{
-		{nil, bridge.AgentToolsAuto},
-		{[]string{"--agent-tools", "keep"}, bridge.AgentToolsKeep},
-		{[]string{"--agent-tools=auto"}, bridge.AgentToolsAuto},
+		{nil, proxy.AgentToolsAuto},
+		{[]string{"--agent-tools", "keep"}, proxy.AgentToolsKeep},
+		{[]string{"--agent-tools=auto"}, proxy.AgentToolsAuto},
 	} {
 		var cfg proxyConfig
 		if err := proxyFlags(&cfg, e).Parse(tc.args); err != nil {

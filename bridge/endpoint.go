@@ -27,15 +27,17 @@ const (
 )
 
 // An MCPServerEntry is an ACP McpServer: how the agent reaches a session's
-// MCP server. Type is "http" for Streamable HTTP, or "" for stdio.
+// MCP server. Type is "http" for Streamable HTTP, "" for stdio as ACP v1
+// has it, "stdio" for stdio as v2 has it, or "acp" for MCP over ACP.
 type MCPServerEntry struct {
-	Type    string
-	Name    string
-	URL     string      // http
-	Headers []NameValue // http
-	Command string      // stdio
-	Args    []string    // stdio
-	Env     []NameValue // stdio
+	Type     string
+	Name     string
+	URL      string      // http
+	Headers  []NameValue // http
+	Command  string      // stdio
+	Args     []string    // stdio
+	Env      []NameValue // stdio
+	ServerID string      // acp
 }
 
 // NameValue is an ACP HttpHeader or EnvVariable.
@@ -47,13 +49,18 @@ type NameValue struct {
 // MarshalJSON gives the entry in the shape the ACP schema requires of its
 // variant, with every required member present.
 func (e MCPServerEntry) MarshalJSON() ([]byte, error) {
-	if e.Type == "" {
+	switch e.Type {
+	case "":
 		return json.Marshal(struct {
 			Name    string      `json:"name"`
 			Command string      `json:"command"`
 			Args    []string    `json:"args"`
 			Env     []NameValue `json:"env"`
 		}{e.Name, e.Command, nonNil(e.Args), nonNil(e.Env)})
+	case "stdio":
+		return marshalTypedStdio(e)
+	case "acp":
+		return marshalACPEntry(e)
 	}
 	return json.Marshal(struct {
 		Type    string      `json:"type"`
@@ -245,6 +252,7 @@ func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
 		}
 	})
 	b.unix = ep
+	b.log.Debug("serving the relay socket", "path", ep.path)
 	return ep, nil
 }
 

@@ -287,6 +287,9 @@ func (s *Session) waitID(ctx context.Context) (string, error) {
 	}
 }
 
+// Done returns a channel that is closed when the session is closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
 // Cwd returns the session's working directory.
 func (s *Session) Cwd() string { return s.cwd }
 

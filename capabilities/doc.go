@@ -18,6 +18,11 @@
 // the types can sit in a caller's own message structs; those of the
 // capability types never fail.
 //
+// Version 2 of ACP, a draft, has no fs, names the peers in info, and puts the
+// agent's MCP transports under capabilities.session.mcp; [InitializeResponse.Transports]
+// reads them in the shape of the negotiated version, and [Transports.Choose]
+// picks one (see [Transport]).
+//
 // [Decide] maps a [Policy], an [Operation] and the client's capabilities to a
 // [Route]. It never routes to the editor a method the editor did not
 // advertise.

@@ -2,12 +2,11 @@ package mcptransport
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
@@ -16,12 +15,10 @@ import (
 // call is too long because of its arguments, and the model that made it
 // should learn so; a JSON-RPC error if that cannot be encoded.
 func overlongToolAnswer(over *wire.OverlongError) []byte {
-	msg := fmt.Sprintf("%s: the call of %s exceeds the %s limit on one message, and was not carried out; send less content",
-		over.Tool, fsruntime.FormatSize(over.Len), fsruntime.FormatSize(int64(over.Max)))
 	line, err := json.Marshal(mcp.JSONRPCResponse{
 		JSONRPC: mcp.JSONRPC_VERSION,
 		ID:      requestID(over.ID),
-		Result:  mcp.NewToolResultError(msg),
+		Result:  mcpserve.OverlongToolResult(over.Tool, over.Len, over.Max),
 	})
 	if err != nil {
 		return wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil)

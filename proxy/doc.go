@@ -8,5 +8,7 @@
 // For agents it knows (profile.go) it also steers their model to the tools
 // in sessions whose files go through the editor (steer*.go), and fills in
 // the kind and locations of the agent's reports of calls to them
-// (toolcall_update.go).
+// (toolcall_update.go). It answers the agent's mcp/message requests for
+// sessions whose server it gave over ACP itself (mcpacp.go), and on the
+// ACP v2 draft adds only the entry, in v2's shape (acpv2.go).
 package proxy

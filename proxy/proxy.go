@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
@@ -52,6 +53,11 @@ type ProxyOptions struct {
 	// tools in the sessions whose files go through the editor (see
 	// [AgentToolsAuto]).
 	AgentTools AgentTools
+	// MCPTransport is how the agent reaches the sessions' MCP servers:
+	// auto (the zero value) takes acp, then http, then stdio, as the
+	// agent advertised them; any other must be advertised, or the
+	// editor's initialize fails (see acpv2.go).
+	MCPTransport capabilities.Transport
 }
 
 // RunProxy runs the ACP agent argv as a child process and stands between
@@ -64,6 +70,9 @@ type ProxyOptions struct {
 // (profile.go, steer.go); and the agent's reports of calls to those tools
 // get their kind and locations (toolcall_update.go). An agent whose profile
 // goes on its command line starts once the editor has sent initialize.
+// The agent's mcp/message requests for the sessions' MCP-over-ACP servers
+// are answered here (mcpacp.go); a connection on the ACP v2 draft gets
+// only the entry, in v2's shape (acpv2.go).
 //
 // It returns when either peer is gone or ctx ends, having stopped the
 // agent and its process group: the exit code is 0 when the editor closed
@@ -124,6 +133,9 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	}
 	p.bridge = bridge.NewBridge(p.editor, opts.Bridge)
 	p.follow = newFollower(st.server, p.sessionCwd)
+	p.proto = newProtocol(opts.MCPTransport, log)
+	p.acp = newACPServers(st.server, p.agent, log)
+	defer p.acp.close() // after the sessions close
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
@@ -236,6 +248,8 @@ type proxy struct {
 	log           *slog.Logger
 	steer         *steer
 	follow        *follower // used by the agent's pump only
+	proto         *protocol
+	acp           *acpServers
 }
 
 // sessionCwd returns the working directory of the session with ACP id id,
@@ -316,8 +330,15 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 		case methodInitialize:
 			p.bridge.Initialize(m.Params)
 			p.steer.editorInitialized(m.Params)
+			rewritten = p.proto.editorInitialize(m)
 		case methodSessionNew, methodSessionLoad, methodSessionResume, methodSessionFork:
-			rewritten, pr.session = p.inject(m)
+			if err := p.proto.failure(); err != nil {
+				from.send(wire.ErrorResponse(m.ID, wire.CodeInternalError, err.Error(), nil))
+				return
+			}
+			if p.proto.injects(m.Method) {
+				rewritten, pr.session = p.inject(m)
+			}
 		case methodSessionClose:
 			var params struct {
 				SessionID string `json:"sessionId"`
@@ -325,7 +346,9 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
 		}
-	} else if m.Method == methodPermission {
+	} else if m.Method == methodMCPMessage && p.acp.handle(m) {
+		return // for a session's MCP server over ACP: answered here
+	} else if m.Method == methodPermission && p.proto.v1() {
 		rewritten = p.follow.permission(m)
 	}
 	id, err := to.register(pr)
@@ -368,7 +391,7 @@ func (p *proxy) inject(m wire.Message) ([]byte, *bridge.Session) {
 		p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
 		return nil, nil
 	}
-	entry, err := s.ServerEntry()
+	entry, err := p.serverEntry(s)
 	if err == nil {
 		var raw []byte
 		var replaced int
@@ -377,7 +400,10 @@ func (p *proxy) inject(m wire.Message) ([]byte, *bridge.Session) {
 				p.log.Warn("the session request already has an MCP server of this name; the file tools' entry replaces it",
 					"method", m.Method, "name", entry.Name, "replaced", replaced)
 			}
-			return p.steer.session(raw), s
+			if p.proto.v1() {
+				raw = p.steer.session(raw)
+			}
+			return raw, s
 		}
 	}
 	p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)
@@ -442,7 +468,10 @@ func appendMCPServer(msg []byte, entry bridge.MCPServerEntry) ([]byte, int, erro
 // request by its id on the sender's hop; it is renamed to the id that
 // request has on the receiver's hop, or dropped if it was answered.
 func (p *proxy) forwardNotification(m wire.Message, to *hop) {
-	if m.Method == methodSessionUpdate && to == p.editor {
+	if m.Method == methodCancelRequest && to == p.editor && p.acp.cancel(m) {
+		return // it cancels an inner MCP request of the proxy's own
+	}
+	if m.Method == methodSessionUpdate && to == p.editor && p.proto.v1() {
 		if line := p.follow.update(m); line != nil {
 			to.send(line)
 			return
@@ -498,6 +527,13 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 	}
 	if from == p.agent {
 		p.observe(pr, m)
+		if pr.method == methodInitialize && m.Error == nil {
+			if err := p.agentInitialized(m.Result); err != nil {
+				p.log.Error("the agent cannot take the MCP transport asked for", "error", err)
+				to.send(wire.ErrorResponse(pr.origin, wire.CodeInternalError, err.Error(), nil))
+				return
+			}
+		}
 	}
 	line, err := m.WithID(pr.origin)
 	if err != nil {
@@ -514,6 +550,9 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 func (p *proxy) overlong(over *wire.OverlongError, from, to *hop) {
 	switch over.Kind {
 	case wire.KindRequest:
+		if from == p.agent && p.acp.overlong(over) {
+			return // an MCP-over-ACP request to a session's server
+		}
 		from.send(wire.ErrorResponse(over.ID, wire.CodeInvalidRequest, over.Error(), nil))
 	case wire.KindResponse:
 		_, pr := from.take(over.ID)

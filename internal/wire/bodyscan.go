@@ -36,5 +36,5 @@ func (b *BodyScan) NotToolCall() bool {
 // it, as the OverlongError of a message over max bytes from peer.
 func (b *BodyScan) Overlong(peer string, max int) *OverlongError {
 	kind, id, method := b.s.result()
-	return &OverlongError{Peer: peer, Kind: kind, ID: id, Method: method, Tool: b.s.tool(), Len: b.n, Max: max}
+	return &OverlongError{Peer: peer, Kind: kind, ID: id, Method: method, Tool: b.s.tool(), Inner: b.s.innerRequest(), Len: b.n, Max: max}
 }

@@ -30,6 +30,10 @@ type OverlongError struct {
 	// Tool is the "name" in the "params" of a "tools/call" request: the
 	// MCP tool called; "" if there is none, or the scan could not tell.
 	Tool string
+	// Inner is, for an "mcp/message" request (MCP over ACP), the MCP
+	// request its params carry; nil otherwise, or if the scan could not
+	// tell its server and request ids.
+	Inner *InnerRequest
 	// Len is the length of the line in bytes, not counting its "\n".
 	Len int64
 	// Max is the Reader's MaxLineSize.
@@ -119,7 +123,7 @@ type envScan struct {
 	valOver bool
 	valStr  bool // the value is a string (val holds what is between the quotes)
 
-	seen     [numMembers + 1]bool // memName too
+	seen     [numScanned]bool // memName and the others of params too
 	dup      bool
 	id       []byte // raw, valid scalar; nil if absent or unusable
 	idBad    bool   // "id" is present but not a usable scalar
@@ -127,15 +131,29 @@ type envScan struct {
 	methodOK bool
 
 	// names is set in the scan of a "params" object, which looks for its
-	// "name" (memName) instead of the envelope's members.
+	// "name" (memName) instead of the envelope's members, and for those of
+	// an mcp/message's params: serverId, requestId, method and, unless
+	// inner is set, the "name" in its own "params".
 	names  bool
+	inner  bool     // the scan of the params of an mcp/message's params
 	params *envScan // the scan of the "params" value while it is read
 	name   string   // the "name" of the params, or of this object if names
 	nameOK bool
+
+	serverID, requestID     string // of an mcp/message's params
+	serverIDOK, requestIDOK bool
+	innerName               string // the "name" in the params of this object's params
+	innerNameOK             bool
+	innerReq                *InnerRequest // what the params of an mcp/message say
 }
 
-// memName is the "name" member of a "params" object.
-const memName = numMembers
+// Members of a "params" object.
+const (
+	memName      = numMembers     // "name"
+	memServerID  = numMembers + 1 // "serverId", of mcp/message
+	memRequestID = numMembers + 2 // "requestId", of mcp/message
+	numScanned   = numMembers + 3
+)
 
 func (s *envScan) reset() {
 	key, val := s.key[:0], s.val[:0]
@@ -180,8 +198,17 @@ func (s *envScan) feed(p []byte) {
 				switch {
 				case s.keyOver:
 				case s.names:
-					if string(s.key) == "name" {
+					switch string(s.key) {
+					case "name":
 						s.mem = memName
+					case "serverId":
+						s.mem = memServerID
+					case "requestId":
+						s.mem = memRequestID
+					case "method":
+						s.mem = memMethod
+					case "params":
+						s.mem = memParams
 					}
 				default:
 					s.mem = lookupMember(s.key, bytes.IndexByte(s.key, '\\') >= 0)
@@ -205,8 +232,8 @@ func (s *envScan) feed(p []byte) {
 				s.st, s.valStr = stValStr, true
 			case c == '{' || c == '[':
 				s.st, s.depth, s.inStr = stNested, 2, false
-				if s.mem == memParams && c == '{' && !s.names {
-					s.params = &envScan{names: true, mem: -1}
+				if s.mem == memParams && c == '{' && !s.inner {
+					s.params = &envScan{names: true, inner: s.names, mem: -1}
 					s.params.feed(p[i : i+1])
 				}
 			case c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z':
@@ -219,7 +246,7 @@ func (s *envScan) feed(p []byte) {
 		case stValStr:
 			var n int
 			var end bool
-			if s.mem == memID || s.mem == memMethod || s.mem == memName {
+			if s.mem == memID || s.mem == memMethod || s.mem == memName || s.mem == memServerID || s.mem == memRequestID {
 				n, end = s.str(p[i:], &s.val, &s.valOver, maxValueCapture)
 			} else {
 				n, end = s.skipStr(p[i:])
@@ -382,11 +409,28 @@ func (s *envScan) endMember() {
 		s.method, s.methodOK = s.stringValue()
 	case memName:
 		s.name, s.nameOK = s.stringValue()
+	case memServerID:
+		s.serverID, s.serverIDOK = s.stringValue()
+	case memRequestID:
+		s.requestID, s.requestIDOK = s.stringValue()
 	case memParams:
-		if p := s.params; p != nil && p.st == stDone && !p.dup {
-			s.name, s.nameOK = p.name, p.nameOK
-		}
+		p := s.params
 		s.params = nil
+		if p == nil || p.st != stDone || p.dup {
+			return
+		}
+		if s.names {
+			s.innerName, s.innerNameOK = p.name, p.nameOK
+			return
+		}
+		s.name, s.nameOK = p.name, p.nameOK
+		s.innerReq = nil
+		if p.serverIDOK && p.requestIDOK && p.methodOK {
+			s.innerReq = &InnerRequest{ServerID: p.serverID, RequestID: p.requestID, Method: p.method}
+			if p.method == "tools/call" && p.innerNameOK {
+				s.innerReq.Tool = p.innerName
+			}
+		}
 	}
 }
 
@@ -408,6 +452,25 @@ func (s *envScan) tool() string {
 		return ""
 	}
 	return s.name
+}
+
+// An InnerRequest is the MCP request an mcp/message request carries.
+type InnerRequest struct {
+	ServerID  string // serverId
+	RequestID string // requestId
+	Method    string // method
+	// Tool is the "name" in the params of a tools/call; "" if none, or
+	// the scan could not tell.
+	Tool string
+}
+
+// innerRequest returns the MCP request of an mcp/message request, from a
+// finished scan; nil for any other line.
+func (s *envScan) innerRequest() *InnerRequest {
+	if kind, _, method := s.result(); kind != KindRequest || method != "mcp/message" {
+		return nil
+	}
+	return s.innerReq
 }
 
 // scalarValue reports whether the value just read was a number or literal

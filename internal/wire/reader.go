@@ -303,7 +303,7 @@ func (r *Reader) discard(prefix string, n int64) error {
 // envelope r.scan has seen whole, and logs it.
 func (r *Reader) overlong(prefix string, n int64, atEOF bool) {
 	kind, id, method := r.scan.result()
-	r.over = &OverlongError{Peer: r.label, Kind: kind, ID: id, Method: method, Tool: r.scan.tool(), Len: n, Max: r.max}
+	r.over = &OverlongError{Peer: r.label, Kind: kind, ID: id, Method: method, Tool: r.scan.tool(), Inner: r.scan.innerRequest(), Len: n, Max: r.max}
 	reason := "line longer than MaxLineSize"
 	if atEOF {
 		reason = "last line longer than MaxLineSize"

@@ -20,7 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
@@ -35,7 +35,7 @@ type acpRig struct {
 	editor   *faultPeer
 	agent    *faultPeer
 	logs     *logRecords
-	trace    *mcpfstest.SyncBuffer
+	trace    *mcptest.SyncBuffer
 	exited   chan int
 	sessions chan wire.Message // session requests as the agent got them
 	init     wire.Message      // the editor's answer to initialize
@@ -86,7 +86,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &acpRig{t: t, ctx: ctx, logs: &logRecords{}, trace: &mcpfstest.SyncBuffer{}, exited: make(chan int, 1), sessions: make(chan wire.Message, 16)}
+	r := &acpRig{t: t, ctx: ctx, logs: &logRecords{}, trace: &mcptest.SyncBuffer{}, exited: make(chan int, 1), sessions: make(chan wire.Message, 16)}
 	opts.Bridge.Logger = slog.New(r.logs)
 	opts.AgentStderr = io.Discard
 	opts.Trace = r.trace

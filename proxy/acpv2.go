@@ -11,22 +11,6 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
-// ACP protocol versions in the proxy.
-//
-// The editor's initialize passes to the agent as it is, but for a version
-// newer than any known here (capabilities.LatestProtocol), which is lowered
-// to that: the proxy never has the two peers agree on a version it does not
-// speak. The agent's answer passes back unchanged, and its protocolVersion
-// is the version of the connection:
-//
-//   - 1 (or none): what the proxy always did. The session entry goes on the
-//     transport --mcp-transport asks for: acp, http or stdio.
-//   - 2, the draft without fs/*: the files are on disk (the editor serves no
-//     fs), the entry goes in v2's shape ({type:"stdio"} included) on a
-//     transport the agent advertised in capabilities.session.mcp, and every
-//     other message passes as it is: no steering, no tool call fill-in.
-//   - any other: the proxy adds nothing and changes nothing.
-
 // protocol is what the proxy learned of the connection's version and the
 // agent's MCP transports, and the transport it gives the sessions.
 type protocol struct {

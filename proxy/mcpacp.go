@@ -17,45 +17,11 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
-// MCP over ACP (unstable ACP; the SDK's McpOverAcpCaller and Provider).
-//
-// A session whose agent advertised mcpCapabilities.acp gets the entry
-// {type:"acp", name, serverId}, with a serverId of its own that no one can
-// guess, and no endpoint is opened for it. The agent sends the inner MCP
-// requests as mcp/message requests to the proxy, which answers those for
-// its serverIds itself: each goes, with the caller's requestId as its id,
-// to the session's MCP server served by [bridge.Session.ServeStream] (the
-// transport of every stream, so the same tools, roots, limits, fast path
-// and lifting),
-// started at the first message. The inner protocol is MCP 2026-07-28 only,
-// whose requests each carry their version and the client's capabilities
-// in _meta (checked here as the SDK's Provider checks them).
-//
-// The outer result is {result} or {error}, the inner outcome. Outer errors
-// are the binding's own: -32602 (bad envelope, a requestId already active),
-// -33000 (too many active), -33001 (the session is closed), -32800 (the
-// agent cancelled it with $/cancel_request, which cancels the inner
-// request), -33002 (no valid answer). A notification the server sends for
-// an active request (progress by its token, a subscription's by its id) goes
-// to the agent as an mcp/message notification before the request's answer,
-// since the server writes it first. An mcp/message for a serverId that is
-// not the proxy's goes on to the editor like any other request.
-
 const methodMCPMessage = "mcp/message"
-
-// The binding's outer error codes (McpBindingErrorCode in the SDK).
-const (
-	codeBindingLimit      = -33000 // resourceLimitExceeded
-	codeServerUnavailable = -33001 // serverUnavailable
-	codeBackendFailed     = -33002 // backendFailed
-	codeRequestCancelled  = -32800 // requestCancelled
-)
 
 const (
 	// mcpOverACPVersion is the only inner MCP version of the binding.
 	mcpOverACPVersion = mcp.ProtocolVersion20260728
-	// codeUnsupportedVersion is MCP's error for a version it does not serve.
-	codeUnsupportedVersion = -32022
 	// maxActiveMCPOverACP bounds the active requests of one serverId, as
 	// the stream transports bound those of one connection.
 	maxActiveMCPOverACP = 64
@@ -146,7 +112,7 @@ func (a *acpServers) handle(m wire.Message) bool {
 	a.mu.Unlock()
 	switch {
 	case gone:
-		a.fail(m.ID, codeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": serverID})
+		a.fail(m.ID, wire.CodeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": serverID})
 		return true
 	case srv == nil:
 		return false
@@ -178,7 +144,7 @@ func checkInnerMeta(params json.RawMessage) json.RawMessage {
 		return innerError(wire.CodeInvalidParams, "Invalid params: missing "+mcp.MetaKeyProtocolVersion+" in params._meta", nil)
 	}
 	if version != mcpOverACPVersion {
-		return innerError(codeUnsupportedVersion, "Unsupported protocol version",
+		return innerError(wire.CodeUnsupportedVersion, "Unsupported protocol version",
 			map[string]any{"supported": []string{mcpOverACPVersion}, "requested": version})
 	}
 	if caps := bytes.TrimSpace(p.Meta[mcp.MetaKeyClientCapabilities]); len(caps) == 0 || caps[0] != '{' {
@@ -216,7 +182,7 @@ func (srv *acpServer) call(outer json.RawMessage, requestID, method string, para
 	case a.stopped || a.gone[srv.id]:
 		// The session closed since handle looked: finish has run.
 		a.mu.Unlock()
-		a.fail(outer, codeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": srv.id})
+		a.fail(outer, wire.CodeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": srv.id})
 		return
 	case srv.active[requestID] != nil:
 		a.mu.Unlock()
@@ -224,7 +190,7 @@ func (srv *acpServer) call(outer json.RawMessage, requestID, method string, para
 		return
 	case len(srv.active) >= maxActiveMCPOverACP:
 		a.mu.Unlock()
-		a.fail(outer, codeBindingLimit, fmt.Sprintf("MCP-over-ACP active request limit (%d) exceeded", maxActiveMCPOverACP), map[string]any{"serverId": srv.id})
+		a.fail(outer, wire.CodeBindingLimit, fmt.Sprintf("MCP-over-ACP active request limit (%d) exceeded", maxActiveMCPOverACP), map[string]any{"serverId": srv.id})
 		return
 	}
 	if inner := checkInnerMeta(params); inner != nil {
@@ -282,7 +248,7 @@ func (srv *acpServer) finish() {
 	clear(srv.tokens)
 	a.mu.Unlock()
 	for _, c := range calls {
-		a.fail(c.outer, codeRequestCancelled, "Request cancelled: the session was closed", nil)
+		a.fail(c.outer, wire.CodeRequestCancelled, "Request cancelled: the session was closed", nil)
 	}
 }
 
@@ -352,13 +318,13 @@ func (srv *acpServer) answerCall(c *acpCall, m wire.Message) {
 	a.mu.Unlock()
 	switch {
 	case cancelled && (m.Error != nil || isToolError(m.Result)):
-		a.fail(c.outer, codeRequestCancelled, "Request cancelled", nil)
+		a.fail(c.outer, wire.CodeRequestCancelled, "Request cancelled", nil)
 	case m.Error != nil:
 		a.answer(c.outer, "error", m.Error)
 	case m.Result != nil:
 		a.answer(c.outer, "result", m.Result)
 	default:
-		a.fail(c.outer, codeBackendFailed, "MCP server answered without a result or an error", nil)
+		a.fail(c.outer, wire.CodeBackendFailed, "MCP server answered without a result or an error", nil)
 	}
 }
 
@@ -434,7 +400,7 @@ func (a *acpServers) overlong(over *wire.OverlongError) bool {
 	a.mu.Unlock()
 	switch {
 	case gone || srv != nil && isClosed(srv.sess.Done()):
-		a.fail(over.ID, codeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": in.ServerID})
+		a.fail(over.ID, wire.CodeServerUnavailable, "MCP server registration unavailable: its session is closed", map[string]any{"serverId": in.ServerID})
 	case srv == nil:
 		return false
 	case in.Method == "tools/call" && in.Tool != "":

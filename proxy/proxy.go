@@ -61,24 +61,13 @@ type ProxyOptions struct {
 }
 
 // RunProxy runs the ACP agent argv as a child process and stands between
-// it and the editor, which speaks ACP over editor. It forwards every
-// message in both directions unchanged, but for these: each hop has
-// request ids of its own; initialize is read for the peers' capabilities
-// and the agent's identity; session/new, session/load, session/resume and
-// session/fork get one more MCP server, which serves that session's file
-// tools (see [bridge.Bridge]), and, with opts.AgentTools auto, the agent's profile
-// (profile.go, steer.go); and the agent's reports of calls to those tools
-// get their kind and locations (toolcall_update.go). An agent whose profile
-// goes on its command line starts once the editor has sent initialize.
-// The agent's mcp/message requests for the sessions' MCP-over-ACP servers
-// are answered here (mcpacp.go); a connection on the ACP v2 draft gets
-// only the entry, in v2's shape (acpv2.go).
-//
-// It returns when either peer is gone or ctx ends, having stopped the
-// agent and its process group: the exit code is 0 when the editor closed
-// the stream, 1 when ctx ended, and non-zero when the agent exited first
-// (its own code if it had one).
-// Every editor request the agent left unanswered is answered with an error.
+// it and the editor, which speaks ACP over editor, as the package doc says:
+// ids per hop, initialize read, an MCP server entry added to every
+// session, the agent steered and its tool calls filled in. It returns when
+// either peer is gone or ctx ends, having stopped the agent and its process
+// group, and every editor request the agent left unanswered answered with
+// an error. The exit code is 0 when the editor closed the stream, 1 when
+// ctx ended, and otherwise the agent's (non-zero when it exited first).
 func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opts ProxyOptions) (int, error) {
 	log := opts.Bridge.Logger
 	if log == nil {

@@ -41,6 +41,8 @@ func TestMCPGoErrorCodes(t *testing.T) {
 		{"invalid params", wire.CodeInvalidParams, mcp.INVALID_PARAMS},
 		{"internal error", wire.CodeInternalError, mcp.INTERNAL_ERROR},
 		{"resource not found", wire.CodeResourceNotFound, mcp.RESOURCE_NOT_FOUND},
+		{"request cancelled", wire.CodeRequestCancelled, mcp.REQUEST_INTERRUPTED},
+		{"unsupported version", wire.CodeUnsupportedVersion, mcp.UNSUPPORTED_PROTOCOL_VERSION},
 	} {
 		if c.ours != c.mcps {
 			changed(t, "%s is %d, the table says %d", c.name, c.mcps, c.ours)

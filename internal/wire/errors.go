@@ -29,6 +29,20 @@ const (
 	// puts {"uri": path} in data, and clients match the message
 	// "Resource not found".
 	CodeResourceNotFound = -32002
+
+	// MCP over ACP's binding errors (McpBindingErrorCode in ACP's
+	// schema/v1/schema.unstable.json), for the outer mcp/message request.
+
+	// CodeBindingLimit: too many inner requests active (resourceLimitExceeded).
+	CodeBindingLimit = -33000
+	// CodeServerUnavailable: no such serverId, or its server is gone.
+	CodeServerUnavailable = -33001
+	// CodeBackendFailed: the server gave no valid answer.
+	CodeBackendFailed = -33002
+
+	// CodeUnsupportedVersion is MCP's error for a protocol version the
+	// server does not serve.
+	CodeUnsupportedVersion = -32022
 )
 
 // An ErrorObject is the "error" member of a failed JSON-RPC response.

@@ -70,6 +70,12 @@ func (e *PatternError) Error() string {
 
 func (e *PatternError) Unwrap() []error { return []error{e.Err, fs.ErrInvalid} }
 
+// invalid wraps a message so that it matches fs.ErrInvalid.
+type invalid struct{ err error }
+
+func (e invalid) Error() string { return e.err.Error() }
+func (e invalid) Unwrap() error { return fs.ErrInvalid }
+
 // errSearchNotDir is the error of a glob whose directory is a file.
 var errSearchNotDir = invalid{errors.New("not a directory (glob searches a directory: give it as path, and the file names in the pattern)")}
 

@@ -11,6 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // Tool names of the search tools.
@@ -212,7 +213,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 	dir = b.sess.WorkDir
 	if path != "" {
 		var err error
-		if dir, err = fsruntime.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
+		if dir, err = fspath.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
 			return "", nil, nil, errorResult(op, path, err)
 		}
 	}
@@ -222,7 +223,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 		done()
 		return "", nil, nil, errorResult(op, dir, searchUnsupported)
 	}
-	if fsruntime.NamesDir(b.expand(path)) {
+	if fspath.NamesDir(b.expand(path)) {
 		if _, res := followedDir(ctx, f, op, dir); res != nil {
 			done()
 			return "", nil, nil, res

@@ -1,9 +1,9 @@
-package fsruntime_test
+package fspath_test
 
 import (
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 func TestNamesDir(t *testing.T) {
@@ -24,7 +24,7 @@ func TestNamesDir(t *testing.T) {
 		"file:///x/f.txt":     false,
 		"file://host/x/":      false, // Abs refuses it
 	} {
-		if got := fsruntime.NamesDir(p); got != want {
+		if got := fspath.NamesDir(p); got != want {
 			t.Errorf("NamesDir(%q) = %v, want %v", p, got, want)
 		}
 	}
@@ -39,7 +39,7 @@ func TestIsFileURI(t *testing.T) {
 		"/x/file://y": false,
 		"":            false,
 	} {
-		if got := fsruntime.IsFileURI(p); got != want {
+		if got := fspath.IsFileURI(p); got != want {
 			t.Errorf("IsFileURI(%q) = %v, want %v", p, got, want)
 		}
 	}

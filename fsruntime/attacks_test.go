@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 )
 
 // attackFixture lays out a root with a prefix sibling and an outside
@@ -514,5 +515,74 @@ func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
 	}
 	if after := fsruntimetest.Tree(t, real); !maps.Equal(before, after) {
 		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
+	}
+}
+
+// TestSearchNeverFollowsSymlinks runs both searches over a root whose
+// symlinks lead out of it: nothing outside may show.
+func TestSearchNeverFollowsSymlinks(t *testing.T) {
+	_, root := attackFixture(t)
+	fsys := openDisk(t, fsruntime.DiskOptions{}, root)
+	grepLines := func(r search.GrepResult) []string {
+		var out []string
+		for _, m := range r.Matches {
+			out = append(out, fmt.Sprintf("%s:%d:%s", strings.TrimPrefix(m.Path, root+"/"), m.Line, m.Text))
+		}
+		return out
+	}
+	g, err := search.Glob(t.Context(), fsys, root, "**", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range g.Matches {
+		if !strings.HasPrefix(m.Path, root+"/") {
+			t.Errorf("glob matched %s, outside the root", m.Path)
+		}
+		if strings.Contains(m.Path, "secret") {
+			t.Errorf("glob found %s through a symlink", m.Path)
+		}
+		if fi, _ := os.Lstat(m.Path); fi.Mode()&fs.ModeSymlink != 0 && m.Type != fsruntime.TypeSymlink {
+			t.Errorf("%s is a symlink, reported as %s", m.Path, m.Type)
+		}
+	}
+	for _, pat := range []string{"link_dir/*", "chain1/**", "parent_link/secret.txt", "proc_root/etc/*"} {
+		_, err := search.Glob(t.Context(), fsys, root, pat, 0)
+		if err == nil {
+			t.Errorf("Glob(%q) through a symlink: no error", pat)
+		}
+	}
+	for _, pat := range []string{"secret", "sibling", "outside"} {
+		r, err := search.Grep(t.Context(), fsys, root, search.GrepOptions{Pattern: pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Matches) != 0 {
+			t.Errorf("grep %q found %q", pat, grepLines(r))
+		}
+	}
+	r, err := search.Grep(t.Context(), fsys, root, search.GrepOptions{Pattern: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := grepLines(r), []string{"sub/ok.txt:1:ok"}; !slices.Equal(got, want) {
+		t.Errorf("grep ok = %q, want %q", got, want)
+	}
+	// A symlink given as the root is resolved, within the roots.
+	for _, link := range []string{"link_file", "link_dir", "link_rel", "chain1", "parent_link", "proc_root", "dev_zero", "loop_a"} {
+		if r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "secret"}); err == nil {
+			t.Errorf("grep in %s: no error, found %q", link, grepLines(r))
+		}
+		if r, err := search.Glob(t.Context(), fsys, root+"/"+link, "**", 0); err == nil {
+			t.Errorf("glob in %s: no error, found %v", link, r.Matches)
+		}
+	}
+	for _, link := range []string{"inner_ok", "sub/up_ok"} {
+		r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "ok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := grepLines(r), []string{link + ":1:ok"}; !slices.Equal(got, want) {
+			t.Errorf("grep in %s = %q, want %q", link, got, want)
+		}
 	}
 }

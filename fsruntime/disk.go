@@ -347,10 +347,11 @@ func (d *Disk) openErr(op, path string, r *diskRoot, rel string, err error) erro
 }
 
 // regular refuses anything that is not a regular file, naming what it is.
-func regular(info fs.FileInfo) error { return regularMode(info.Mode()) }
+func regular(info fs.FileInfo) error { return RegularMode(info.Mode()) }
 
-// regularMode is regular for a file of mode m.
-func regularMode(m fs.FileMode) error {
+// RegularMode refuses a mode m that is not a regular file's, with an
+// error that wraps [ErrNotRegular] and names what the file is.
+func RegularMode(m fs.FileMode) error {
 	if m.IsRegular() {
 		return nil
 	}
@@ -515,7 +516,7 @@ func (d *Disk) nodeLinks(dir *parentDir, name string, n node) error {
 
 // checkText refuses content that is not text by the same rule reads use.
 func checkText(s string) error {
-	head := s[:min(len(s), sniffLen)]
+	head := s[:min(len(s), SniffLen)]
 	for i := 0; i < len(head); i++ {
 		if head[i] == 0 {
 			return ErrBinary
@@ -579,7 +580,7 @@ func (r *diskRoot) openTarget(rel string) (*parentDir, string, node, error) {
 		case n.mode.IsDir():
 			err = fmt.Errorf("%w: it is a directory", ErrNotRegular)
 		case !n.mode.IsRegular():
-			err = regularMode(n.mode)
+			err = RegularMode(n.mode)
 		default:
 			return dir, name, n, nil
 		}

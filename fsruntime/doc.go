@@ -48,11 +48,7 @@
 //
 // # Search
 //
-// [Glob] and [Grep] walk a [WalkFS] in its lexical order and never follow a
-// symlink they find: a link may match a glob as an entry, but is not
-// descended into, and grep never reads through one. The directory or file
-// to search is resolved as any path argument is: a symlink given as the
-// path is followed, within the roots. Results come in walk order, which is
-// sorted by path component by component (a directory's entries come right
-// after the directory, so "a/b" sorts before "a.txt").
+// Package search finds files and lines over a [WalkFS]. Its fast path
+// opens a directory once for the files in it, through [Disk.OpenDir],
+// still within the Disk's os.Root.
 package fsruntime

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 )
 
 // hangGuard bounds an operation that must not block; it only catches a
@@ -232,8 +234,22 @@ var contentOps = map[string]func(ctx context.Context, d *fsruntime.Disk, p strin
 		b, _ := io.ReadAll(f)
 		return nil, string(b)
 	},
+	"open in its directory": func(ctx context.Context, d *fsruntime.Disk, p string) (error, string) {
+		dir, err := d.OpenDir(ctx, filepath.Dir(p))
+		if err != nil {
+			return err, ""
+		}
+		defer dir.Close()
+		f, _, err := dir.OpenFile(ctx, filepath.Base(p))
+		if err != nil {
+			return err, ""
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		return nil, string(b)
+	},
 	"grep": func(ctx context.Context, d *fsruntime.Disk, p string) (error, string) {
-		res, err := fsruntime.Grep(ctx, d, p, fsruntime.GrepOptions{Pattern: "."})
+		res, err := search.Grep(ctx, d, p, search.GrepOptions{Pattern: "."})
 		var out []string
 		for _, m := range res.Matches {
 			out = append(out, m.Text)
@@ -264,7 +280,7 @@ func TestDiskRefusesHardLinks(t *testing.T) {
 		}
 	}
 	// A search of the directory leaves them out, and says so.
-	res, err := fsruntime.Grep(t.Context(), d, root, fsruntime.GrepOptions{Pattern: "secret|inside"})
+	res, err := search.Grep(t.Context(), d, root, search.GrepOptions{Pattern: "secret|inside"})
 	if err != nil || len(res.Matches) != 1 || res.Matches[0].Path != root+"/plain.txt" || res.SkippedUnreadable != 3 {
 		t.Errorf("grep of the root = %+v, %v; want only plain.txt's line, and the three hard-linked files skipped", res, err)
 	}

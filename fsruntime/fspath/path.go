@@ -34,12 +34,12 @@ func (e invalid) Error() string { return e.err.Error() }
 func (e invalid) Unwrap() error { return fs.ErrInvalid }
 
 // Abs resolves p for a session whose working directory is workDir, in the
-// running OS's syntax ([flavor]), without touching the file system: a
-// file URI, an absolute path or one relative to workDir becomes an
-// absolute, clean path, by the rules of "Paths" in the package doc.
-// Anything else is a *fs.PathError (op "resolve") that wraps fs.ErrInvalid
-// and names the cause. Abs does not check roots; the FS does. Use [AbsFile]
-// where the path must name a file; a leading ~ is a name: see [ExpandHome].
+// running OS's syntax, without touching the file system: a file URI, an
+// absolute path or one relative to workDir becomes an absolute, clean
+// path, by the rules in the package doc. Anything else is a *fs.PathError
+// (op "resolve") that wraps fs.ErrInvalid and names the cause. Abs does
+// not check roots; the FS does. Use [AbsFile] where the path must name a
+// file; a leading ~ is a name: see [ExpandHome].
 func Abs(workDir, p string) (string, error) { return hostPaths.abs(workDir, p) }
 
 // abs is [Abs] in the syntax of f.

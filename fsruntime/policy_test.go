@@ -110,31 +110,6 @@ func TestFileURIsAreConfined(t *testing.T) {
 	}
 }
 
-func TestAbsFileRefusesADirectorysPath(t *testing.T) {
-	for _, p := range []string{"file.txt/", "sub/file.txt//", "file.txt/.", "/w/file.txt/", "/", "file:///w/file.txt/", "file:///w/file.txt%2F"} {
-		_, err := fspath.AbsFile("/w", p)
-		pe, ok := errors.AsType[*fs.PathError](err)
-		if !ok || pe.Path != p || !errors.Is(err, fspath.ErrNamesDir) || !strings.Contains(err.Error(), "names a directory") {
-			t.Errorf("AbsFile(%q) = %v; want ErrNamesDir saying the path names a directory", p, err)
-		}
-		// Abs itself drops the separator, for the tools that take a
-		// directory.
-		if _, err := fspath.Abs("/w", p); err != nil {
-			t.Errorf("Abs(%q) = %v", p, err)
-		}
-	}
-	for p, want := range map[string]string{"file.txt": "/w/file.txt", ".": "/w", "a/./b": "/w/a/b", "file:///x/y.txt": "/x/y.txt"} {
-		if got, err := fspath.AbsFile("/w", p); err != nil || got != want {
-			t.Errorf("AbsFile(%q) = %q, %v; want %q", p, got, err, want)
-		}
-	}
-	for _, p := range []string{"", "a\x00b", "file://host/x"} {
-		if _, err := fspath.AbsFile("/w", p); !errors.Is(err, fs.ErrInvalid) {
-			t.Errorf("AbsFile(%q) = %v; want fs.ErrInvalid as Abs", p, err)
-		}
-	}
-}
-
 func TestLongPathsAndNames(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)

@@ -8,13 +8,16 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 )
 
 // attackFixture lays out a root with a prefix sibling and an outside
@@ -64,7 +67,7 @@ func snapshot(t *testing.T, dir string) map[string]string {
 }
 
 // pathAttacks returns paths that every operation must refuse, absolute or
-// relative to the root of attackFixture (resolve them with fsruntime.Abs):
+// relative to the root of attackFixture (resolve them with fspath.Abs):
 // outside it lexically, through a prefix sibling or "..", through a
 // symlink on the way, or not a path at all. Those in finalLinks end in a
 // symlink that leads out, or loops: an operation that acts on a link
@@ -107,91 +110,10 @@ func pathAttacks(base, root string) []string {
 		"file:" + root + "/../root_backup/secret.txt",
 		"FILE:" + root + "/%2e%2e/outside/secret.txt",
 	}
-	if fsruntime.HostPaths == fsruntime.UnixPaths {
+	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" { // names match byte for byte
 		attacks = append(attacks, strings.ToUpper(root)+"/sub/ok.txt", base+"/ROOT/sub/ok.txt", base+"/Root")
 	}
 	return attacks
-}
-
-// TestPathAttacksInEveryOSSyntax runs path attacks in the syntax of macOS
-// and Windows through the pure resolution and root matching that those
-// systems use: each is refused when resolved, or matches no root. The
-// case-insensitive matching lets in the root in another case, and nothing
-// beside it.
-func TestPathAttacksInEveryOSSyntax(t *testing.T) {
-	for _, tc := range []struct {
-		f        fsruntime.PathFlavor
-		workDir  string
-		roots    []string
-		attacks  []string
-		insiders map[string]string // inside a root ignoring case: the rest handed on
-	}{
-		{fsruntime.WindowsPaths, `C:\w\d`, []string{`C:\w`, `\\srv\share\r`}, []string{
-			// Prefix siblings and "..", with either separator and in any case.
-			`C:\w2\secret.txt`, `c:\W_backup\x`, `C:/w2/x`, `C:\w\..\outside\x`, `C:/w/../outside`,
-			`..\..\outside\x`, `d\..\..\..\x`, `..\..`, `\outside\x`, `/outside/x`, `C:\`, `C:\Windows\System32\config\SAM`,
-			`\\srv\share\r2\x`, `\\srv\share\r\..\x`, `//srv/share/r/../x`, `\\srv\share2\r\x`, `\\srv2\share\r\x`,
-			`\\srv\share`, `\\SRV\SHARE\x`,
-			// Other drives, drive-relative paths off the working drive.
-			`D:\w\x`, `d:/w/x`, `D:x`, `D:`, `D:..\w\x`,
-			// Device and verbatim paths, whatever they name.
-			`\\?\C:\w\x`, `\\.\C:\w\x`, `\??\C:\w\x`, `//?/C:/w/x`, `//./C:/w/x`, `\\?\UNC\srv\share\r\x`,
-			`\\.\pipe\x`, `\\.\PhysicalDrive0`, `\\?\GLOBALROOT\Device\HarddiskVolume1\w\x`,
-			// Names Windows would not keep as written: they could open a
-			// device or another file than the one named.
-			`C:\w\CON`, `C:\w\con.txt`, `C:\w\sub\NUL\x`, `C:\w\aux.tar.gz`, `C:\w\COM1`, `C:\w\lpt9.log`, `C:\w\COM¹`,
-			`C:\w\CONIN$`, `C:\w\CON .txt`, `PRN`, `nul`,
-			`C:\w\a.txt:secret`, `C:\w\a.txt::$DATA`, `C:\w\sub:stream\x`, `a.txt:s`,
-			`C:\w\a.txt.`, `C:\w\a.txt `, `C:\w\sub.\x`, `C:\w\... \x`,
-			`C:\w\a*`, `C:\w\a?`, `C:\w\a|b`, `C:\w\a<b>`, `C:\w\a"b`,
-			// File URIs.
-			`file:///C:/outside/x`, `file:/C:/w2/x`, `file:///D:/w/x`, `file:///C:/w/..%5C..%5Coutside`,
-			`file:///C:/w/%2e%2e/outside`, `file://srv/share/r/x`, `file:////srv/share/r2/x`, `file:///C:/w/con`,
-			`file:///C:/w/a.txt%3Asecret`, `file:///%5C%5C%3F%5CC:/w/x`,
-		}, map[string]string{
-			`c:\W\a.txt`: `a.txt`, `C:/w/Sub/A.TXT`: `Sub\A.TXT`, `\\SRV\Share\R\x`: `x`,
-			`file:///c:/W/a.txt`: `a.txt`, `a.txt`: `d\a.txt`, `\w\x`: `x`, `C:x`: `d\x`,
-		}},
-		{fsruntime.DarwinPaths, "/Users/me/proj/d", []string{"/users/me/proj"}, []string{
-			"/Users/me/Proj2/x", "/users/me/project/x", "/USERS/ME/PROJ/../x", "/users/me/proj/../../me/x",
-			"../../x", "/Users/me", "/", "file:///Users/me/PROJ_backup/x", "file:/users/me/proj/%2e%2e/x",
-			`/Users/me/proj\..\x/..`, // a backslash is a name's character here
-		}, map[string]string{
-			"/Users/me/Proj/a.txt": "a.txt", "/USERS/ME/PROJ": ".", "a.txt": "d/a.txt", "file:/users/Me/proj/X": "X",
-			`/users/me/proj/a\..\..\x`: `a\..\..\x`,
-		}},
-	} {
-		for _, p := range tc.attacks {
-			abs, err := fsruntime.AbsIn(tc.f, tc.workDir, p)
-			if err != nil {
-				if !errors.Is(err, fs.ErrInvalid) {
-					t.Errorf("Abs(%q) in flavour %d: %v, want fs.ErrInvalid", p, tc.f, err)
-				}
-				continue
-			}
-			for _, root := range tc.roots {
-				if rel, ok := fsruntime.WithinIn(tc.f, root, abs); ok {
-					t.Errorf("%q (%s) in flavour %d lies in the root %s, as %q", p, abs, tc.f, root, rel)
-				}
-			}
-		}
-		for p, want := range tc.insiders {
-			abs, err := fsruntime.AbsIn(tc.f, tc.workDir, p)
-			if err != nil {
-				t.Errorf("Abs(%q) in flavour %d: %v", p, tc.f, err)
-				continue
-			}
-			var got []string
-			for _, root := range tc.roots {
-				if rel, ok := fsruntime.WithinIn(tc.f, root, abs); ok {
-					got = append(got, rel)
-				}
-			}
-			if len(got) != 1 || got[0] != want {
-				t.Errorf("%q (%s) in flavour %d lies in the roots as %q, want %q", p, abs, tc.f, got, want)
-			}
-		}
-	}
 }
 
 func TestDiskRefusesPathAttacks(t *testing.T) {
@@ -204,7 +126,7 @@ func TestDiskRefusesPathAttacks(t *testing.T) {
 	for _, attack := range attacks {
 		for _, op := range []string{"read", "write"} {
 			tried++
-			abs, err := fsruntime.Abs(root, attack)
+			abs, err := fspath.Abs(root, attack)
 			if err == nil {
 				if op == "read" {
 					var got string
@@ -239,7 +161,7 @@ func TestDiskRefusesPathAttacks(t *testing.T) {
 
 	// Links that stay inside the root work.
 	for _, ok := range []string{"inner_ok", "sub/up_ok", "sub/ok.txt"} {
-		abs, _ := fsruntime.Abs(root, ok)
+		abs, _ := fspath.Abs(root, ok)
 		if got, err := d.ReadTextFile(t.Context(), abs, 0, 0); err != nil || got != "ok\n" {
 			t.Errorf("read %s = %q, %v", ok, got, err)
 		}
@@ -399,7 +321,7 @@ func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 			if op.link && slices.Contains(finalLinks, attack) {
 				continue // see TestDiskActsOnLinksThatLeadOut
 			}
-			p, err := fsruntime.Abs(root, attack)
+			p, err := fspath.Abs(root, attack)
 			if err != nil {
 				p = root + "/" + attack // give the FS the NUL itself
 			}
@@ -593,5 +515,74 @@ func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
 	}
 	if after := fsruntimetest.Tree(t, real); !maps.Equal(before, after) {
 		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
+	}
+}
+
+// TestSearchNeverFollowsSymlinks runs both searches over a root whose
+// symlinks lead out of it: nothing outside may show.
+func TestSearchNeverFollowsSymlinks(t *testing.T) {
+	_, root := attackFixture(t)
+	fsys := openDisk(t, fsruntime.DiskOptions{}, root)
+	grepLines := func(r search.GrepResult) []string {
+		var out []string
+		for _, m := range r.Matches {
+			out = append(out, fmt.Sprintf("%s:%d:%s", strings.TrimPrefix(m.Path, root+"/"), m.Line, m.Text))
+		}
+		return out
+	}
+	g, err := search.Glob(t.Context(), fsys, root, "**", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range g.Matches {
+		if !strings.HasPrefix(m.Path, root+"/") {
+			t.Errorf("glob matched %s, outside the root", m.Path)
+		}
+		if strings.Contains(m.Path, "secret") {
+			t.Errorf("glob found %s through a symlink", m.Path)
+		}
+		if fi, _ := os.Lstat(m.Path); fi.Mode()&fs.ModeSymlink != 0 && m.Type != fsruntime.TypeSymlink {
+			t.Errorf("%s is a symlink, reported as %s", m.Path, m.Type)
+		}
+	}
+	for _, pat := range []string{"link_dir/*", "chain1/**", "parent_link/secret.txt", "proc_root/etc/*"} {
+		_, err := search.Glob(t.Context(), fsys, root, pat, 0)
+		if err == nil {
+			t.Errorf("Glob(%q) through a symlink: no error", pat)
+		}
+	}
+	for _, pat := range []string{"secret", "sibling", "outside"} {
+		r, err := search.Grep(t.Context(), fsys, root, search.GrepOptions{Pattern: pat})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Matches) != 0 {
+			t.Errorf("grep %q found %q", pat, grepLines(r))
+		}
+	}
+	r, err := search.Grep(t.Context(), fsys, root, search.GrepOptions{Pattern: "ok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := grepLines(r), []string{"sub/ok.txt:1:ok"}; !slices.Equal(got, want) {
+		t.Errorf("grep ok = %q, want %q", got, want)
+	}
+	// A symlink given as the root is resolved, within the roots.
+	for _, link := range []string{"link_file", "link_dir", "link_rel", "chain1", "parent_link", "proc_root", "dev_zero", "loop_a"} {
+		if r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "secret"}); err == nil {
+			t.Errorf("grep in %s: no error, found %q", link, grepLines(r))
+		}
+		if r, err := search.Glob(t.Context(), fsys, root+"/"+link, "**", 0); err == nil {
+			t.Errorf("glob in %s: no error, found %v", link, r.Matches)
+		}
+	}
+	for _, link := range []string{"inner_ok", "sub/up_ok"} {
+		r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "ok"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := grepLines(r), []string{link + ":1:ok"}; !slices.Equal(got, want) {
+			t.Errorf("grep in %s = %q, want %q", link, got, want)
+		}
 	}
 }

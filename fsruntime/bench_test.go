@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // bigFileLines and bigLineLen give a generated file of just over 1 GiB.
@@ -49,7 +49,7 @@ func bigFile(b *testing.B) string {
 }
 
 func reportMaxRSS(b *testing.B) {
-	if mib, ok := maxRSS(); ok {
+	if mib, ok := ostest.MaxRSS(); ok {
 		b.ReportMetric(mib, "maxrss-MiB")
 	}
 }
@@ -97,15 +97,6 @@ func BenchmarkReadDeepRange1GiB(b *testing.B) {
 	benchRead(b, p, 10_000_000, 100, 100*bigLineLen)
 }
 
-// cpuTime returns the CPU time, user and system, this process has used.
-func cpuTime(b *testing.B) time.Duration {
-	cpu, ok := processCPU()
-	if !ok {
-		b.Fatal("the process's CPU time cannot be read")
-	}
-	return cpu
-}
-
 // BenchmarkWriteSmall replaces a 4 KiB file, again and again, with the
 // default durable writes and with NoSync. cpu-ns/op (this process's user
 // and system time) is steadier than ns/op on a shared machine; ns/op
@@ -137,14 +128,14 @@ func benchWrite(b *testing.B, content string) {
 			path := filepath.Join(dir, "w.txt")
 			b.SetBytes(int64(len(content)))
 			b.ReportAllocs()
-			cpu0 := cpuTime(b)
+			cpu0 := ostest.CPUTime(b)
 			for b.Loop() {
 				if err := d.WriteTextFile(b.Context(), path, content); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.StopTimer()
-			b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
+			b.ReportMetric(float64(ostest.CPUTime(b)-cpu0)/float64(b.N), "cpu-ns/op")
 		})
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"time"
 	"unicode/utf8"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // DefaultMaxFileSize is the default limit on the size of content returned by
@@ -120,10 +122,10 @@ func OpenDisk(roots []string, opts DiskOptions) (*Disk, error) {
 
 func checkRootArg(p string) error {
 	if p == "" {
-		return invalid{errEmptyPath}
+		return fspath.ErrEmpty
 	}
 	if slices.Contains([]byte(p), 0) {
-		return invalid{errNULInPath}
+		return fspath.ErrNUL
 	}
 	return nil
 }
@@ -173,7 +175,7 @@ func (d *Disk) Narrow(dirs []string) (*Disk, error) {
 		}
 		dir = filepath.Clean(dir)
 		for _, r := range d.roots {
-			if _, ok := within(dir, r.path); ok {
+			if _, ok := fspath.Within(dir, r.path); ok {
 				// The whole configured root is inside the client's.
 				if err := n.add(r.path, func() (*os.Root, error) { return r.root.OpenRoot(".") }); err != nil {
 					n.Close()
@@ -201,18 +203,18 @@ func (d *Disk) Narrow(dirs []string) (*Disk, error) {
 
 // rel returns p relative to r, matching either of r's names.
 func (r *diskRoot) rel(p string) (string, bool) {
-	if rel, ok := within(r.path, p); ok {
+	if rel, ok := fspath.Within(r.path, p); ok {
 		return rel, true
 	}
 	if r.real != r.path {
-		return within(r.real, p)
+		return fspath.Within(r.real, p)
 	}
 	return "", false
 }
 
 // locate finds the root that holds path, preferring the deepest.
 func (d *Disk) locate(path string) (*diskRoot, string, error) {
-	if err := checkPath(path); err != nil {
+	if err := fspath.Check(path); err != nil {
 		return nil, "", err
 	}
 	if d.closed.Load() {
@@ -266,10 +268,10 @@ func (d *Disk) CheckedPath(path string) (string, error) {
 
 // spell returns p, which lies in r, as r spells it.
 func (r *diskRoot) spell(p string) string {
-	if s, ok := hostPaths.spell(r.path, p); ok {
+	if s, ok := fspath.Spell(r.path, p); ok {
 		return s
 	}
-	if s, ok := hostPaths.spell(r.real, p); ok {
+	if s, ok := fspath.Spell(r.real, p); ok {
 		return s
 	}
 	return p
@@ -345,10 +347,11 @@ func (d *Disk) openErr(op, path string, r *diskRoot, rel string, err error) erro
 }
 
 // regular refuses anything that is not a regular file, naming what it is.
-func regular(info fs.FileInfo) error { return regularMode(info.Mode()) }
+func regular(info fs.FileInfo) error { return RegularMode(info.Mode()) }
 
-// regularMode is regular for a file of mode m.
-func regularMode(m fs.FileMode) error {
+// RegularMode refuses a mode m that is not a regular file's, with an
+// error that wraps [ErrNotRegular] and names what the file is.
+func RegularMode(m fs.FileMode) error {
 	if m.IsRegular() {
 		return nil
 	}
@@ -513,7 +516,7 @@ func (d *Disk) nodeLinks(dir *parentDir, name string, n node) error {
 
 // checkText refuses content that is not text by the same rule reads use.
 func checkText(s string) error {
-	head := s[:min(len(s), sniffLen)]
+	head := s[:min(len(s), SniffLen)]
 	for i := 0; i < len(head); i++ {
 		if head[i] == 0 {
 			return ErrBinary
@@ -577,7 +580,7 @@ func (r *diskRoot) openTarget(rel string) (*parentDir, string, node, error) {
 		case n.mode.IsDir():
 			err = fmt.Errorf("%w: it is a directory", ErrNotRegular)
 		case !n.mode.IsRegular():
-			err = regularMode(n.mode)
+			err = RegularMode(n.mode)
 		default:
 			return dir, name, n, nil
 		}
@@ -598,7 +601,7 @@ func (r *diskRoot) linkTarget(dirRel, dest string) (string, error) {
 		}
 		return in, nil
 	}
-	if !hostPaths.linkRelative(dest) {
+	if !fspath.LinkRelative(dest) {
 		return "", ErrOutsideRoots // \x or D:x on Windows: not from the link's directory
 	}
 	rel := filepath.Join(dirRel, dest)
@@ -627,7 +630,7 @@ func openOrMakeParent(root *os.Root, dir string) (*parentDir, error) {
 func tempName(rel string) string {
 	suffix := ".tmp-" + randomSuffix()
 	base := filepath.Base(rel)
-	if keep := nameMax - len(suffix) - 1; len(base) > keep {
+	if keep := fspath.NameMax - len(suffix) - 1; len(base) > keep {
 		base = strings.ToValidUTF8(base[:keep], "")
 	}
 	return filepath.Join(filepath.Dir(rel), "."+base+suffix)

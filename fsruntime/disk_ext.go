@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"unicode/utf8"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // Disk implements the optional interfaces. Every operation goes through the
@@ -499,7 +501,7 @@ func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error 
 		}
 		return nil
 	}
-	if sinfo.IsDir() && hostPaths.intoItself(src, dst) {
+	if sinfo.IsDir() && fspath.Below(src, dst) {
 		return &fs.PathError{Op: op, Path: dst, Err: errIntoItself}
 	}
 	if dinfo, err := dr.root.Lstat(drel); err == nil {
@@ -520,15 +522,6 @@ func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error 
 		return d.moveAcross(ctx, src, dst, sr, srel, sinfo, dr, drel, overwrite)
 	}
 	return d.moveErr(src, dst, err)
-}
-
-// intoItself reports whether moving the directory src to dst, in f, would
-// put it inside itself: dst lies below src. A dst that differs from src only
-// in case (within's rest ".") is not below it: where f ignores case, that
-// renames src's own name.
-func (f pathFlavor) intoItself(src, dst string) bool {
-	rel, in := f.within(src, dst)
-	return in && rel != "."
 }
 
 // moveErr maps an error of a rename to the path at fault.

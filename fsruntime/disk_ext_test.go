@@ -751,3 +751,29 @@ func BenchmarkReadDirCapped(b *testing.B) {
 	}
 	reportMaxRSS(b)
 }
+
+// BenchmarkReadDir1000 lists a directory of 1,000 files, as list_directory
+// does: the names, then one lookup per entry.
+func BenchmarkReadDir1000(b *testing.B) {
+	dir := b.TempDir()
+	sub := filepath.Join(dir, "d")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for i := range 1000 {
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d.txt", i)), []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	for b.Loop() {
+		entries, _, err := d.ReadDir(b.Context(), sub, 1000)
+		if err != nil || len(entries) != 1000 {
+			b.Fatalf("ReadDir: %d entries, %v", len(entries), err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
@@ -348,7 +349,7 @@ func TestAbs(t *testing.T) {
 		{"", "rel", "", false},
 	}
 	for _, tt := range tests {
-		got, err := fsruntime.Abs(tt.wd, tt.p)
+		got, err := fspath.Abs(tt.wd, tt.p)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("Abs(%q, %q) = %q, %v", tt.wd, tt.p, got, err)
 		}

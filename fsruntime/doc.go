@@ -43,32 +43,12 @@
 //
 // # Paths
 //
-// [Abs] resolves a path argument for a session, without touching the file
-// system, in the running OS's syntax:
-//
-//   - A file URI with no host or the host localhost (file:///abs,
-//     file://localhost/abs, file:/abs) stands for its percent-decoded
-//     path; one with another host, user information, a query or a
-//     fragment, or without an absolute path, is refused. In a plain path
-//     % is just a character.
-//   - An absolute path is cleaned; a relative one is joined to the working
-//     directory. A trailing separator is dropped with the cleaning.
-//   - The result is absolute, clean, free of NUL bytes, with no name longer
-//     than 255 bytes (NAME_MAX) or that the OS would not keep as written,
-//     and shorter than 4096 bytes (PATH_MAX). Anything else is a
-//     *fs.PathError (op "resolve", the path as given) that wraps
-//     fs.ErrInvalid and names the cause.
-//
-// [AbsFile] also refuses a path that names a directory; a leading ~ is a
-// name until [ExpandHome] expands it; the FS, not Abs, checks the roots.
+// Paths are resolved, in the running OS's syntax, by package fspath, and
+// matched to the roots by whole names, never by a string prefix.
 //
 // # Search
 //
-// [Glob] and [Grep] walk a [WalkFS] in its lexical order and never follow a
-// symlink they find: a link may match a glob as an entry, but is not
-// descended into, and grep never reads through one. The directory or file
-// to search is resolved as any path argument is: a symlink given as the
-// path is followed, within the roots. Results come in walk order, which is
-// sorted by path component by component (a directory's entries come right
-// after the directory, so "a/b" sorts before "a.txt").
+// Package search finds files and lines over a [WalkFS]. Its fast path
+// opens a directory once for the files in it, through [Disk.OpenDir],
+// still within the Disk's os.Root.
 package fsruntime

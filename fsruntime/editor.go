@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -170,7 +171,7 @@ func (e *Editor) precheck(ctx context.Context, path string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return checkPath(path)
+	return fspath.Check(path)
 }
 
 // PeerError is an error the ACP client answered with. It keeps the peer's

@@ -9,9 +9,9 @@ import (
 	"unsafe"
 )
 
-// sniffLen is how much of the start of a file is checked for binary
+// SniffLen is how much of the start of a file is checked for binary
 // content: a NUL byte or invalid UTF-8 there marks the file as binary.
-const sniffLen = 8 << 10
+const SniffLen = 8 << 10
 
 // readBufSize is the read buffer of a line-range read. Skipped lines are
 // counted a buffer at a time, so it bounds memory, not line length.
@@ -21,7 +21,7 @@ const readBufSize = 64 << 10
 // as stored. line is 1-based (0 means 1); limit <= 0 means to the end. It
 // reads only as far as the last line it returns and holds only those lines.
 // It refuses content that is binary (a NUL byte or invalid UTF-8 in the
-// first sniffLen bytes, or invalid UTF-8 in what it returns) and returned
+// first SniffLen bytes, or invalid UTF-8 in what it returns) and returned
 // content over maxBytes. size is the size of the input if known, else -1;
 // it only sizes buffers.
 func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, error) {
@@ -33,10 +33,10 @@ func readLines(r io.Reader, line, limit int, maxBytes, size int64) (string, erro
 	}
 	bufSize := readBufSize
 	if size >= 0 && size < readBufSize {
-		// Room to see EOF in one read, and to sniff all of sniffLen: a
+		// Room to see EOF in one read, and to sniff all of SniffLen: a
 		// smaller buffer would see the file's start as cut short whether
 		// or not it is.
-		bufSize = max(int(size)+1, sniffLen)
+		bufSize = max(int(size)+1, SniffLen)
 	}
 	br := bufio.NewReaderSize(r, bufSize)
 	if err := sniff(br); err != nil {
@@ -86,7 +86,7 @@ func readWhole(r io.Reader, maxBytes, size int64) (string, error) {
 		return "", err
 	}
 	text := buf[:n]
-	if bytes.IndexByte(text[:min(n, sniffLen)], 0) >= 0 || !utf8.Valid(text) {
+	if bytes.IndexByte(text[:min(n, SniffLen)], 0) >= 0 || !utf8.Valid(text) {
 		return "", ErrBinary
 	}
 	// buf is never written again: the string may share its bytes, as a
@@ -157,7 +157,7 @@ func endsLine(b []byte) bool { return len(b) > 0 && b[len(b)-1] == '\n' }
 
 // sniff refuses binary content at the start of br without consuming it.
 func sniff(br *bufio.Reader) error {
-	head, err := br.Peek(sniffLen)
+	head, err := br.Peek(SniffLen)
 	if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // fuzzSecret is the content of the file outside the root of FuzzDiskPolicy.
@@ -90,7 +91,7 @@ func FuzzDiskPolicy(f *testing.F) {
 	}
 
 	f.Fuzz(func(t *testing.T, arg string) {
-		p, err := fsruntime.Abs(root, arg)
+		p, err := fspath.Abs(root, arg)
 		if err != nil {
 			return
 		}

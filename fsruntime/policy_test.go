@@ -7,13 +7,16 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 )
 
 // hangGuard bounds an operation that must not block; it only catches a
@@ -51,7 +54,7 @@ func TestAbsFileURIs(t *testing.T) {
 		{"a%20b.txt", "/w/a%20b.txt"},
 		{"file:", "/w/file:"},
 	} {
-		got, err := fsruntime.Abs("/w", tc.p)
+		got, err := fspath.Abs("/w", tc.p)
 		if err != nil || got != tc.want {
 			t.Errorf("Abs(%q) = %q, %v; want %q", tc.p, got, err, tc.want)
 		}
@@ -69,7 +72,7 @@ func TestAbsFileURIs(t *testing.T) {
 		{"file:///w/a%00b", "NUL"},
 		{"file:///w/%zz", "not a valid file:// URI"},
 	} {
-		_, err := fsruntime.Abs("/w", tc.p)
+		_, err := fspath.Abs("/w", tc.p)
 		pe, ok := errors.AsType[*fs.PathError](err)
 		if !ok || pe.Path != tc.p || !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), tc.cause) {
 			t.Errorf("Abs(%q) = %v; want a *fs.PathError for the path as given, matching fs.ErrInvalid, naming %q", tc.p, err, tc.cause)
@@ -90,7 +93,7 @@ func TestFileURIsAreConfined(t *testing.T) {
 		"file://" + root + "/link_file",
 		"file:///etc/passwd",
 	} {
-		p, err := fsruntime.Abs(root, uri)
+		p, err := fspath.Abs(root, uri)
 		if err != nil {
 			t.Fatalf("Abs(%q): %v", uri, err)
 		}
@@ -98,37 +101,12 @@ func TestFileURIsAreConfined(t *testing.T) {
 			t.Errorf("read %s (%s) = %q, %v; want outside the roots", uri, p, got, err)
 		}
 	}
-	p, err := fsruntime.Abs("/elsewhere", "file://"+root+"/sub/ok.txt")
+	p, err := fspath.Abs("/elsewhere", "file://"+root+"/sub/ok.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, err := d.ReadTextFile(t.Context(), p, 0, 0); err != nil || got != "ok\n" {
 		t.Errorf("read through a file:// URI inside the root = %q, %v", got, err)
-	}
-}
-
-func TestAbsFileRefusesADirectorysPath(t *testing.T) {
-	for _, p := range []string{"file.txt/", "sub/file.txt//", "file.txt/.", "/w/file.txt/", "/", "file:///w/file.txt/", "file:///w/file.txt%2F"} {
-		_, err := fsruntime.AbsFile("/w", p)
-		pe, ok := errors.AsType[*fs.PathError](err)
-		if !ok || pe.Path != p || !errors.Is(err, fsruntime.ErrNotRegular) || !strings.Contains(err.Error(), "names a directory") {
-			t.Errorf("AbsFile(%q) = %v; want ErrNotRegular saying the path names a directory", p, err)
-		}
-		// Abs itself drops the separator, for the tools that take a
-		// directory.
-		if _, err := fsruntime.Abs("/w", p); err != nil {
-			t.Errorf("Abs(%q) = %v", p, err)
-		}
-	}
-	for p, want := range map[string]string{"file.txt": "/w/file.txt", ".": "/w", "a/./b": "/w/a/b", "file:///x/y.txt": "/x/y.txt"} {
-		if got, err := fsruntime.AbsFile("/w", p); err != nil || got != want {
-			t.Errorf("AbsFile(%q) = %q, %v; want %q", p, got, err, want)
-		}
-	}
-	for _, p := range []string{"", "a\x00b", "file://host/x"} {
-		if _, err := fsruntime.AbsFile("/w", p); !errors.Is(err, fs.ErrInvalid) {
-			t.Errorf("AbsFile(%q) = %v; want fs.ErrInvalid as Abs", p, err)
-		}
 	}
 }
 
@@ -142,7 +120,7 @@ func TestLongPathsAndNames(t *testing.T) {
 		{dir + "/" + long + "/x.txt", "NAME_MAX"},
 		{deep + "/x.txt", "PATH_MAX"},
 	} {
-		if _, err := fsruntime.Abs(dir, tc.p); !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), tc.cause) {
+		if _, err := fspath.Abs(dir, tc.p); !errors.Is(err, fs.ErrInvalid) || !strings.Contains(err.Error(), tc.cause) {
 			t.Errorf("Abs(%.40q...) = %v; want fs.ErrInvalid naming %s", tc.p, err, tc.cause)
 		}
 		ops := map[string]error{}
@@ -231,8 +209,22 @@ var contentOps = map[string]func(ctx context.Context, d *fsruntime.Disk, p strin
 		b, _ := io.ReadAll(f)
 		return nil, string(b)
 	},
+	"open in its directory": func(ctx context.Context, d *fsruntime.Disk, p string) (error, string) {
+		dir, err := d.OpenDir(ctx, filepath.Dir(p))
+		if err != nil {
+			return err, ""
+		}
+		defer dir.Close()
+		f, _, err := dir.OpenFile(ctx, filepath.Base(p))
+		if err != nil {
+			return err, ""
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		return nil, string(b)
+	},
 	"grep": func(ctx context.Context, d *fsruntime.Disk, p string) (error, string) {
-		res, err := fsruntime.Grep(ctx, d, p, fsruntime.GrepOptions{Pattern: "."})
+		res, err := search.Grep(ctx, d, p, search.GrepOptions{Pattern: "."})
 		var out []string
 		for _, m := range res.Matches {
 			out = append(out, m.Text)
@@ -263,7 +255,7 @@ func TestDiskRefusesHardLinks(t *testing.T) {
 		}
 	}
 	// A search of the directory leaves them out, and says so.
-	res, err := fsruntime.Grep(t.Context(), d, root, fsruntime.GrepOptions{Pattern: "secret|inside"})
+	res, err := search.Grep(t.Context(), d, root, search.GrepOptions{Pattern: "secret|inside"})
 	if err != nil || len(res.Matches) != 1 || res.Matches[0].Path != root+"/plain.txt" || res.SkippedUnreadable != 3 {
 		t.Errorf("grep of the root = %+v, %v; want only plain.txt's line, and the three hard-linked files skipped", res, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
@@ -32,7 +33,7 @@ func errorResult(op, path string, err error) *mcp.CallToolResult {
 	cause := err
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		path, cause = pe.Path, pe.Err
-		if pe.Op != "resolve" { // fsruntime.Abs's; say what the path was for instead
+		if pe.Op != "resolve" { // fspath.Abs's; say what the path was for instead
 			op = pe.Op
 		}
 	}
@@ -88,7 +89,7 @@ func nameGivenForm(res *mcp.CallToolResult, given, expanded, workDir string) {
 		return
 	}
 	forms := []string{expanded}
-	if abs, err := fsruntime.Abs(workDir, expanded); err == nil && abs != expanded {
+	if abs, err := fspath.Abs(workDir, expanded); err == nil && abs != expanded {
 		forms = []string{abs, expanded}
 	}
 	for _, form := range forms {
@@ -120,7 +121,7 @@ func hint(op string, err error) string {
 		return "ask for a smaller line, or omit line to start at the top"
 	case errors.Is(err, fsruntime.ErrBinary):
 		return "only UTF-8 text files can be read or written with these tools"
-	case errors.Is(err, fsruntime.ErrNotRegular):
+	case errors.Is(err, fsruntime.ErrNotRegular), errors.Is(err, fspath.ErrNamesDir):
 		return "the path must name a file, not a directory or a device"
 	case errors.Is(err, fs.ErrNotExist):
 		return "check the path; relative paths resolve against the working directory"
@@ -177,7 +178,7 @@ func argumentPath(args any, workDir string) string {
 	obj, _ := args.(map[string]any)
 	for _, name := range []string{"path", "source"} {
 		if p, ok := obj[name].(string); ok && p != "" {
-			if abs, err := fsruntime.Abs(workDir, p); err == nil {
+			if abs, err := fspath.Abs(workDir, p); err == nil {
 				return abs
 			}
 			return p

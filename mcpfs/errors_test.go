@@ -47,7 +47,7 @@ func TestErrorResult(t *testing.T) {
 		// Not a *fs.PathError: the caller's op and path name it.
 		{"read", "/w/a.txt", errors.New("boom"), "read /w/a.txt: boom"},
 		{"write", "", errors.New("invalid arguments: x"), "write: invalid arguments: x"},
-		// fsruntime.Abs's errors take the caller's op.
+		// fspath.Abs's errors take the caller's op.
 		{"write", "", &fs.PathError{Op: "resolve", Path: "", Err: fs.ErrInvalid}, "write: invalid argument"},
 		{"read", "a\nb", &fs.PathError{Op: "resolve", Path: "a\nb", Err: fs.ErrInvalid}, `read "a\nb": invalid argument`},
 		// Wrapped further, the PathError still speaks.

@@ -88,7 +88,7 @@ func TestHomePathsInsideTheRoots(t *testing.T) {
 	mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "~/missing.txt"}),
 		"read ~/missing.txt ("+f.Path("home/missing.txt")+"): ")
 	mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "~/"}),
-		"~/", "names a directory")
+		"~/", "names a directory", "(the path must name a file")
 }
 
 // TestFileURIWithOneSlash: file:/abs is a file URI (RFC 8089), not a

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
@@ -77,15 +78,15 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 }
 
 // resourceFilePath returns the absolute, clean path of the file that a
-// file:// URI names, as the tools resolve one ([fsruntime.AbsFile]):
+// file:// URI names, as the tools resolve one ([fspath.AbsFile]):
 // percent-encoding decoded, the host empty or localhost, and no trailing
 // / (which names a directory, and a resource is a file). An error is about
 // op on the URI.
 func resourceFilePath(op, uri string) (string, error) {
-	if !fsruntime.IsFileURI(uri) {
+	if !fspath.IsFileURI(uri) {
 		return "", resourceError(op, uri, argError("not a file:// URI"))
 	}
-	p, err := fsruntime.AbsFile("", uri) // the path of a file:// URI is absolute
+	p, err := fspath.AbsFile("", uri) // the path of a file:// URI is absolute
 	if err != nil {
 		return "", resourceError(op, uri, err)
 	}
@@ -96,7 +97,7 @@ func resourceFilePath(op, uri string) (string, error) {
 // case, and any other uri as it is.
 func lowerFileScheme(uri string) string {
 	const scheme = "file://"
-	if fsruntime.IsFileURI(uri) && !strings.HasPrefix(uri, scheme) {
+	if fspath.IsFileURI(uri) && !strings.HasPrefix(uri, scheme) {
 		return scheme + uri[len(scheme):]
 	}
 	return uri

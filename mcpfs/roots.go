@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 )
 
@@ -385,11 +386,11 @@ func (b *binding) statelessRoots(next server.ToolHandlerFunc) server.ToolHandler
 }
 
 // fileURIPath returns the local path of a file URI, as the tools read one
-// ([fsruntime.Abs]): on Windows, file:///C:/w is C:\w.
+// ([fspath.Abs]): on Windows, file:///C:/w is C:\w.
 func fileURIPath(uri string) (string, bool) {
 	if len(uri) < 5 || !strings.EqualFold(uri[:5], "file:") {
 		return "", false
 	}
-	p, err := fsruntime.Abs("", uri)
+	p, err := fspath.Abs("", uri)
 	return p, err == nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 )
 
@@ -193,7 +194,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fspath.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read", args.Path, err), nil
 	}
@@ -301,7 +302,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := lift.Unlift(ctx, &args.Content); err != nil {
 		return errorResult("write", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fspath.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("write", args.Path, err), nil
 	}

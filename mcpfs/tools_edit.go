@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 )
 
@@ -274,7 +275,7 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 			return errorResult("edit", "", fmt.Errorf("invalid arguments: %w", err)), nil
 		}
 	}
-	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fspath.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("edit", args.Path, err), nil
 	}
@@ -666,7 +667,7 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err := req.BindArguments(&args); err != nil {
 		return errorResult("read media", "", fmt.Errorf("invalid arguments: %w", err)), nil
 	}
-	p, err := fsruntime.AbsFile(b.sess.WorkDir, b.expand(args.Path))
+	p, err := fspath.AbsFile(b.sess.WorkDir, b.expand(args.Path))
 	if err != nil {
 		return errorResult("read media", args.Path, err), nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 )
 
@@ -303,22 +304,22 @@ func optional[T any](fsys fsruntime.FS, op, path, what string) (T, *mcp.CallTool
 }
 
 // abs makes a tool's path argument absolute. dir reports that the
-// argument ended in a separator or a "." component ([fsruntime.NamesDir]),
+// argument ended in a separator or a "." component ([fspath.NamesDir]),
 // which the cleaning drops: such a path must name a directory, as in
 // POSIX, so a tool that acts on whatever lies at the path checks that it
 // is one (with [mustBeDir] or [followedDir]), and only then. The tools
 // that take only a directory need not: they refuse anything else anyway.
 func (b *binding) abs(op, p string) (abs string, dir bool, res *mcp.CallToolResult) {
-	abs, err := fsruntime.Abs(b.sess.WorkDir, b.expand(p))
+	abs, err := fspath.Abs(b.sess.WorkDir, b.expand(p))
 	if err != nil {
 		return "", false, errorResult(op, p, err)
 	}
-	return abs, fsruntime.NamesDir(b.expand(p)), nil
+	return abs, fspath.NamesDir(b.expand(p)), nil
 }
 
 // expand expands a leading ~ of a path argument to the user's home
-// directory ([fsruntime.ExpandHome]); the roots then apply as to any path.
-func (b *binding) expand(p string) string { return fsruntime.ExpandHome(b.home, p) }
+// directory ([fspath.ExpandHome]); the roots then apply as to any path.
+func (b *binding) expand(p string) string { return fspath.ExpandHome(b.home, p) }
 
 // notDirError refuses a path that ends in a separator but names something
 // other than a directory: POSIX's ENOTDIR. It matches fs.ErrInvalid.

@@ -11,6 +11,8 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 )
 
 // Tool names of the search tools.
@@ -29,7 +31,7 @@ func (b *binding) addSearchTools() {
 
 // searchSkipNote says which directories a search leaves out.
 func searchSkipNote(unless string) string {
-	return "The directories " + strings.Join(fsruntime.SkippedDirs, ", ") +
+	return "The directories " + strings.Join(search.SkippedDirs, ", ") +
 		" are not searched unless " + unless + ". " +
 		"Symlinks found while searching are never followed."
 }
@@ -44,7 +46,7 @@ func (b *binding) globTool() mcp.Tool {
 		"Only paths inside the allowed roots are searched.\n\n" +
 		"The result lists absolute paths with their type (file, directory, symlink or other), sorted by path component by component " +
 		"(a directory's entries come right after it). " +
-		fmt.Sprintf("At most %d are returned; truncated says there were more (narrow the pattern or path). ", fsruntime.DefaultGlobResults) +
+		fmt.Sprintf("At most %d are returned; truncated says there were more (narrow the pattern or path). ", search.DefaultGlobResults) +
 		searchSkipNote("the pattern names them, as in node_modules/**/*.js") + " " +
 		"To search file contents, use grep."
 	return mcp.NewTool(Glob,
@@ -69,10 +71,10 @@ func (b *binding) grepTool() mcp.Tool {
 		"(a glob with a / is matched against the path relative to path instead). " +
 		"Only files inside the allowed roots are searched.\n\n" +
 		"Each result is one line: its file's absolute path, its 1-based line number, and its text " +
-		fmt.Sprintf("(a line over %d bytes is cut and ends with %q). ", fsruntime.MaxGrepLineLen, fsruntime.GrepLineCut) +
+		fmt.Sprintf("(a line over %d bytes is cut and ends with %q). ", search.MaxGrepLineLen, search.GrepLineCut) +
 		"Results are sorted by path (component by component), then by line. " +
 		fmt.Sprintf("At most maxResults lines are returned (default %d, at most %d); truncated says more lines match. ",
-			fsruntime.DefaultGrepResults, fsruntime.MaxGrepResults) +
+			search.DefaultGrepResults, search.MaxGrepResults) +
 		"Binary files (a NUL byte or invalid UTF-8 in the first 8 KiB)" +
 		b.sizeNote(" and files over %s") + " are skipped, and counted in the result. " +
 		searchSkipNote("include names them") + " " +
@@ -90,7 +92,7 @@ func (b *binding) grepTool() mcp.Tool {
 			mcp.Description("Match without regard to case. Absent means false.")),
 		mcp.WithInteger("maxResults", mcp.Min(1),
 			mcp.Description(fmt.Sprintf("The most matching lines to return. Absent means %d; more than %d means %d.",
-				fsruntime.DefaultGrepResults, fsruntime.MaxGrepResults, fsruntime.MaxGrepResults))),
+				search.DefaultGrepResults, search.MaxGrepResults, search.MaxGrepResults))),
 		withSearchSchema(grepSchema),
 		hints("Search file contents", true, false, true),
 	)
@@ -111,7 +113,7 @@ var (
 					"description": "file, directory, symlink (never followed), or other (a FIFO, socket or device)."},
 			}, "path", "type")},
 		"truncated": map[string]any{"type": "boolean",
-			"description": fmt.Sprintf("True if more than the %d entries listed match.", fsruntime.DefaultGlobResults)},
+			"description": fmt.Sprintf("True if more than the %d entries listed match.", search.DefaultGlobResults)},
 	}, "root", "pattern", "matches", "truncated")
 
 	searchCount = func(what string) map[string]any {
@@ -126,7 +128,7 @@ var (
 				"line": map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line number."},
 				"text": map[string]any{"type": "string", "description": "The line, without its line ending."},
 				"cut": map[string]any{"type": "boolean",
-					"description": fmt.Sprintf("True if the line was longer than %d bytes and text was cut.", fsruntime.MaxGrepLineLen)},
+					"description": fmt.Sprintf("True if the line was longer than %d bytes and text was cut.", search.MaxGrepLineLen)},
 			}, "path", "line", "text")},
 		"truncated":         map[string]any{"type": "boolean", "description": "True if more lines match than are listed."},
 		"filesSearched":     searchCount("How many files were searched (until the search stopped, if truncated)."),
@@ -212,7 +214,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 	dir = b.sess.WorkDir
 	if path != "" {
 		var err error
-		if dir, err = fsruntime.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
+		if dir, err = fspath.Abs(b.sess.WorkDir, b.expand(path)); err != nil {
 			return "", nil, nil, errorResult(op, path, err)
 		}
 	}
@@ -222,7 +224,7 @@ func (b *binding) searchRoot(ctx context.Context, op, path string) (dir string, 
 		done()
 		return "", nil, nil, errorResult(op, dir, searchUnsupported)
 	}
-	if fsruntime.NamesDir(b.expand(path)) {
+	if fspath.NamesDir(b.expand(path)) {
 		if _, res := followedDir(ctx, f, op, dir); res != nil {
 			done()
 			return "", nil, nil, res
@@ -237,7 +239,7 @@ func searchError(op, path string, err error) *mcp.CallToolResult {
 	if pe, ok := errors.AsType[*fs.PathError](err); ok {
 		err = &fs.PathError{Op: op, Path: pe.Path, Err: pe.Err}
 	}
-	if _, ok := errors.AsType[*fsruntime.PatternError](err); ok {
+	if _, ok := errors.AsType[*search.PatternError](err); ok {
 		path = "" // the message names the pattern
 	}
 	return errorResult(op, path, err)
@@ -253,7 +255,7 @@ func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	defer done()
-	r, err := fsruntime.Glob(ctx, fsys, dir, args.Pattern, fsruntime.DefaultGlobResults)
+	r, err := search.Glob(ctx, fsys, dir, args.Pattern, search.DefaultGlobResults)
 	if err != nil {
 		return searchError(Glob, dir, err), nil
 	}
@@ -293,7 +295,7 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		return res, nil
 	}
 	defer done()
-	r, err := fsruntime.Grep(ctx, fsys, root, fsruntime.GrepOptions{
+	r, err := search.Grep(ctx, fsys, root, search.GrepOptions{
 		Pattern:     args.Pattern,
 		IgnoreCase:  args.IgnoreCase,
 		Include:     args.Include,
@@ -341,7 +343,7 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		fmt.Fprintf(&sb, "No lines match %q in %s (%s).", args.Pattern, textName(root), searched)
 	case r.Truncated:
 		fmt.Fprintf(&sb, "The first %s that %s %q in %s (%s). More lines match: narrow the pattern, path or include, or raise maxResults (at most %d).\n",
-			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, fsruntime.MaxGrepResults)
+			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, search.MaxGrepResults)
 	default:
 		fmt.Fprintf(&sb, "%s in %s %s %q in %s (%s):\n",
 			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched)

@@ -19,6 +19,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -266,16 +267,16 @@ func TestGlobTool(t *testing.T) {
 
 func TestGlobToolTruncates(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
-	for i := range fsruntime.DefaultGlobResults + 1 {
+	for i := range search.DefaultGlobResults + 1 {
 		f.WriteFile(t, fmt.Sprintf("d/f%04d.txt", i), "")
 	}
 	c := connectSearch(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	var out globOut
 	text := c.ok(t, mcpfs.Glob, map[string]any{"pattern": "**/*.txt"}, &out)
-	if !out.Truncated || len(out.Matches) != fsruntime.DefaultGlobResults {
+	if !out.Truncated || len(out.Matches) != search.DefaultGlobResults {
 		t.Fatalf("%d matches, truncated %v", len(out.Matches), out.Truncated)
 	}
-	if last := out.Matches[len(out.Matches)-1].Path; last != f.Path(fmt.Sprintf("d/f%04d.txt", fsruntime.DefaultGlobResults-1)) {
+	if last := out.Matches[len(out.Matches)-1].Path; last != f.Path(fmt.Sprintf("d/f%04d.txt", search.DefaultGlobResults-1)) {
 		t.Errorf("last match %s: not the first ones in order", last)
 	}
 	if !strings.Contains(text, "there are more") {
@@ -303,7 +304,7 @@ func TestGrepTool(t *testing.T) {
 
 			var out grepOut
 			text := c.ok(t, mcpfs.Grep, map[string]any{"pattern": "hello"}, &out)
-			cut := "long.txt:1:hello " + strings.Repeat("x", fsruntime.MaxGrepLineLen-len("hello ")) + fsruntime.GrepLineCut
+			cut := "long.txt:1:hello " + strings.Repeat("x", search.MaxGrepLineLen-len("hello ")) + search.GrepLineCut
 			want := []string{"a-b.txt:1:hello text", cut, "main.go:4:func hello() {}"}
 			if got := out.lines(f.Dir); !slices.Equal(got, want) {
 				t.Errorf("grep hello = %q, want %q", got, want)
@@ -383,10 +384,10 @@ func TestGrepToolCap(t *testing.T) {
 		max  any
 		want int
 	}{
-		{nil, fsruntime.DefaultGrepResults},
+		{nil, search.DefaultGrepResults},
 		{1, 1},
 		{150, 150},
-		{fsruntime.MaxGrepResults + 1000, fsruntime.MaxGrepResults},
+		{search.MaxGrepResults + 1000, search.MaxGrepResults},
 	} {
 		args := map[string]any{"pattern": "match"}
 		if tc.max != nil {

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -217,7 +217,7 @@ func (f *follower) locations(tool string, args map[string]any, session string) j
 	if f.cwd != nil {
 		cwd = f.cwd(session)
 	}
-	p, err := fsruntime.Abs(cwd, fsruntime.ExpandHome(f.home, p))
+	p, err := fspath.Abs(cwd, fspath.ExpandHome(f.home, p))
 	if err != nil {
 		return nil // relative with no known working directory, or not a path
 	}

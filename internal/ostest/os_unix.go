@@ -4,6 +4,7 @@ package ostest
 
 import (
 	"errors"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -26,6 +27,19 @@ func Mkfifo(t testing.TB, path string) {
 	if err := unix.Mkfifo(path, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// MaxRSS returns the most memory this process has held, in MiB.
+func MaxRSS() (float64, bool) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0, false
+	}
+	kib := float64(ru.Maxrss)
+	if runtime.GOOS == "darwin" { // bytes there
+		kib /= 1024
+	}
+	return kib / 1024, true
 }
 
 // CPUTime returns the CPU time, user and system, this process has used.

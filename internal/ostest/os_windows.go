@@ -39,6 +39,9 @@ func Mkfifo(t testing.TB, path string) {
 	t.Skip("Windows has no named pipes in the file system")
 }
 
+// MaxRSS is not measured here.
+func MaxRSS() (float64, bool) { return 0, false }
+
 // CPUTime returns the CPU time, user and kernel, this process has used.
 func CPUTime(b testing.TB) time.Duration {
 	var creation, exit, kernel, user windows.Filetime

@@ -1,6 +1,6 @@
 //go:build !windows && !darwin
 
-package fsruntime
+package fspath
 
 // hostPaths is the path syntax of the running OS.
 const hostPaths = unixPaths

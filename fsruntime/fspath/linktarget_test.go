@@ -1,4 +1,4 @@
-package fsruntime
+package fspath
 
 import "testing"
 
@@ -8,7 +8,7 @@ import "testing"
 // those are names like any other.
 func TestLinkRelative(t *testing.T) {
 	cases := []struct {
-		f    pathFlavor
+		f    flavor
 		dest string
 		want bool
 	}{

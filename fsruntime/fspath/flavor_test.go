@@ -1,4 +1,4 @@
-package fsruntime_test
+package fspath_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // The path syntax of each OS is a pure function of the path, so macOS's
@@ -60,12 +60,12 @@ func TestAbsWindowsPaths(t *testing.T) {
 		{`~\x`, `C:\w\~\x`}, // ~ is a name to Abs: see ExpandHome
 		{`%2e%2e\x`, `C:\w\%2e%2e\x`},
 	} {
-		got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, wd, tc.p)
+		got, err := fspath.AbsIn(fspath.WindowsPaths, wd, tc.p)
 		if err != nil || got != tc.want {
 			t.Errorf("Abs(%q) on Windows = %q, %v; want %q", tc.p, got, err, tc.want)
 			continue
 		}
-		if err := fsruntime.CheckPathIn(fsruntime.WindowsPaths, got); err != nil {
+		if err := fspath.CheckIn(fspath.WindowsPaths, got); err != nil {
 			t.Errorf("Abs(%q) on Windows = %q, which the FS refuses: %v", tc.p, got, err)
 		}
 	}
@@ -135,7 +135,7 @@ func TestAbsWindowsRefuses(t *testing.T) {
 		{"C:\\w\\a\x00", "NUL"},
 		{`C:\w\` + strings.Repeat("n", 256), "NAME_MAX"},
 	} {
-		got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `C:\w`, tc.p)
+		got, err := fspath.AbsIn(fspath.WindowsPaths, `C:\w`, tc.p)
 		if err == nil {
 			t.Errorf("Abs(%q) on Windows = %q, want an error saying %q", tc.p, got, tc.want)
 			continue
@@ -147,12 +147,12 @@ func TestAbsWindowsRefuses(t *testing.T) {
 	}
 	// A relative path needs an absolute working directory.
 	for _, wd := range []string{"", `w`, `\w`, `C:w`, `\\?\C:\w`} {
-		if got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, wd, `a.txt`); err == nil || !strings.Contains(err.Error(), "not absolute") {
+		if got, err := fspath.AbsIn(fspath.WindowsPaths, wd, `a.txt`); err == nil || !strings.Contains(err.Error(), "not absolute") {
 			t.Errorf("Abs(a.txt) in %q on Windows = %q, %v; want: not absolute", wd, got, err)
 		}
 	}
 	// A drive-relative path on another drive than a UNC working directory.
-	if _, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `\\srv\share\w`, `C:a.txt`); err == nil {
+	if _, err := fspath.AbsIn(fspath.WindowsPaths, `\\srv\share\w`, `C:a.txt`); err == nil {
 		t.Errorf("Abs(C:a.txt) in a UNC working directory: want an error")
 	}
 }
@@ -160,7 +160,7 @@ func TestAbsWindowsRefuses(t *testing.T) {
 // TestAbsUnixPathsUnchanged: on Linux and macOS only / separates, and what
 // Windows refuses are ordinary names.
 func TestAbsUnixPathsUnchanged(t *testing.T) {
-	for _, f := range []fsruntime.PathFlavor{fsruntime.UnixPaths, fsruntime.DarwinPaths} {
+	for _, f := range []fspath.Flavor{fspath.UnixPaths, fspath.DarwinPaths} {
 		for _, tc := range []struct{ p, want string }{
 			{`C:\w\a.txt`, `/w/C:\w\a.txt`},
 			{`C:/w/a.txt`, `/w/C:/w/a.txt`},
@@ -180,7 +180,7 @@ func TestAbsUnixPathsUnchanged(t *testing.T) {
 			{`~/x`, `/w/~/x`},
 			{`//x//y/`, `/x/y`},
 		} {
-			got, err := fsruntime.AbsIn(f, "/w", tc.p)
+			got, err := fspath.AbsIn(f, "/w", tc.p)
 			if err != nil || got != tc.want {
 				t.Errorf("Abs(%q) in flavour %d = %q, %v; want %q", tc.p, f, got, err, tc.want)
 			}
@@ -193,10 +193,10 @@ func TestWithinMatchesWholeNames(t *testing.T) {
 		dir, p, rel string // rel "" for no match
 	}
 	for _, tc := range []struct {
-		f     fsruntime.PathFlavor
+		f     fspath.Flavor
 		cases []match
 	}{
-		{fsruntime.UnixPaths, []match{
+		{fspath.UnixPaths, []match{
 			{"/w", "/w/a.txt", "a.txt"},
 			{"/w", "/w", "."},
 			{"/", "/a/b", "a/b"},
@@ -209,7 +209,7 @@ func TestWithinMatchesWholeNames(t *testing.T) {
 			{`/w\a`, `/w\a/b`, "b"},
 			{"/w", "w/a", ""},
 		}},
-		{fsruntime.DarwinPaths, []match{
+		{fspath.DarwinPaths, []match{
 			{"/users/me/proj", "/Users/me/Proj/a.txt", "a.txt"},
 			{"/Users/me/Proj", "/users/ME/proj/Sub/A.txt", "Sub/A.txt"},
 			{"/w", "/W", "."},
@@ -219,7 +219,7 @@ func TestWithinMatchesWholeNames(t *testing.T) {
 			{"/Ärger", "/ärger/x", "x"},
 			{"/Straße", "/STRASSE/x", ""}, // simple folding only, as the file system
 		}},
-		{fsruntime.WindowsPaths, []match{
+		{fspath.WindowsPaths, []match{
 			{`C:\w`, `C:\w\a.txt`, `a.txt`},
 			{`C:\w`, `c:\W\Sub\A.TXT`, `Sub\A.TXT`},
 			{`C:\w`, `C:\w`, `.`},
@@ -244,7 +244,7 @@ func TestWithinMatchesWholeNames(t *testing.T) {
 		}},
 	} {
 		for _, c := range tc.cases {
-			rel, ok := fsruntime.WithinIn(tc.f, c.dir, c.p)
+			rel, ok := fspath.WithinIn(tc.f, c.dir, c.p)
 			if ok != (c.rel != "") || rel != c.rel {
 				t.Errorf("within(%q, %q) in flavour %d = %q, %v; want %q", c.dir, c.p, tc.f, rel, ok, c.rel)
 			}
@@ -254,66 +254,66 @@ func TestWithinMatchesWholeNames(t *testing.T) {
 
 func TestExpandHome(t *testing.T) {
 	for _, tc := range []struct {
-		f             fsruntime.PathFlavor
+		f             fspath.Flavor
 		home, p, want string
 	}{
-		{fsruntime.UnixPaths, "/home/me", "~", "/home/me"},
-		{fsruntime.UnixPaths, "/home/me", "~/notes.txt", "/home/me/notes.txt"},
-		{fsruntime.UnixPaths, "/home/me", "~/", "/home/me/"},
-		{fsruntime.UnixPaths, "/home/me", "~/../../etc/passwd", "/home/me/../../etc/passwd"},
-		{fsruntime.UnixPaths, "/home/me", "~user/x", "~user/x"},
-		{fsruntime.UnixPaths, "/home/me", "~~/x", "~~/x"},
-		{fsruntime.UnixPaths, "/home/me", "a/~/x", "a/~/x"},
-		{fsruntime.UnixPaths, "/home/me", "/~/x", "/~/x"},
-		{fsruntime.UnixPaths, "/home/me", `~\x`, `~\x`},
-		{fsruntime.UnixPaths, "/home/me", "file:///~/x", "file:///~/x"},
-		{fsruntime.UnixPaths, "", "~/x", "~/x"},
-		{fsruntime.UnixPaths, "home/me", "~/x", "~/x"},
-		{fsruntime.DarwinPaths, "/Users/me", "~/x", "/Users/me/x"},
-		{fsruntime.WindowsPaths, `C:\Users\me`, `~\notes.txt`, `C:\Users\me\notes.txt`},
-		{fsruntime.WindowsPaths, `C:\Users\me`, `~/notes.txt`, `C:\Users\me/notes.txt`},
-		{fsruntime.WindowsPaths, `C:\Users\me`, `~`, `C:\Users\me`},
-		{fsruntime.WindowsPaths, `C:\Users\me`, `~user\x`, `~user\x`},
-		{fsruntime.WindowsPaths, `/home/me`, `~\x`, `~\x`}, // not absolute on Windows
+		{fspath.UnixPaths, "/home/me", "~", "/home/me"},
+		{fspath.UnixPaths, "/home/me", "~/notes.txt", "/home/me/notes.txt"},
+		{fspath.UnixPaths, "/home/me", "~/", "/home/me/"},
+		{fspath.UnixPaths, "/home/me", "~/../../etc/passwd", "/home/me/../../etc/passwd"},
+		{fspath.UnixPaths, "/home/me", "~user/x", "~user/x"},
+		{fspath.UnixPaths, "/home/me", "~~/x", "~~/x"},
+		{fspath.UnixPaths, "/home/me", "a/~/x", "a/~/x"},
+		{fspath.UnixPaths, "/home/me", "/~/x", "/~/x"},
+		{fspath.UnixPaths, "/home/me", `~\x`, `~\x`},
+		{fspath.UnixPaths, "/home/me", "file:///~/x", "file:///~/x"},
+		{fspath.UnixPaths, "", "~/x", "~/x"},
+		{fspath.UnixPaths, "home/me", "~/x", "~/x"},
+		{fspath.DarwinPaths, "/Users/me", "~/x", "/Users/me/x"},
+		{fspath.WindowsPaths, `C:\Users\me`, `~\notes.txt`, `C:\Users\me\notes.txt`},
+		{fspath.WindowsPaths, `C:\Users\me`, `~/notes.txt`, `C:\Users\me/notes.txt`},
+		{fspath.WindowsPaths, `C:\Users\me`, `~`, `C:\Users\me`},
+		{fspath.WindowsPaths, `C:\Users\me`, `~user\x`, `~user\x`},
+		{fspath.WindowsPaths, `/home/me`, `~\x`, `~\x`}, // not absolute on Windows
 	} {
-		if got := fsruntime.ExpandHomeIn(tc.f, tc.home, tc.p); got != tc.want {
+		if got := fspath.ExpandHomeIn(tc.f, tc.home, tc.p); got != tc.want {
 			t.Errorf("ExpandHome(%q, %q) in flavour %d = %q, want %q", tc.home, tc.p, tc.f, got, tc.want)
 		}
 	}
 	// Expanded, the path is resolved and confined as any other.
-	p := fsruntime.ExpandHomeIn(fsruntime.WindowsPaths, `C:\Users\me`, `~/notes.txt`)
-	if got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, `C:\w`, p); err != nil || got != `C:\Users\me\notes.txt` {
+	p := fspath.ExpandHomeIn(fspath.WindowsPaths, `C:\Users\me`, `~/notes.txt`)
+	if got, err := fspath.AbsIn(fspath.WindowsPaths, `C:\w`, p); err != nil || got != `C:\Users\me\notes.txt` {
 		t.Errorf("Abs(%q) on Windows = %q, %v", p, got, err)
 	}
-	if _, ok := fsruntime.WithinIn(fsruntime.WindowsPaths, `C:\w`, `C:\Users\me\notes.txt`); ok {
+	if _, ok := fspath.WithinIn(fspath.WindowsPaths, `C:\w`, `C:\Users\me\notes.txt`); ok {
 		t.Error("the home directory matched a root it is not in")
 	}
 }
 
 func TestNamesDirFlavours(t *testing.T) {
 	for _, tc := range []struct {
-		f    fsruntime.PathFlavor
+		f    fspath.Flavor
 		p    string
 		want bool
 	}{
-		{fsruntime.WindowsPaths, `C:\w\`, true},
-		{fsruntime.WindowsPaths, `C:/w/`, true},
-		{fsruntime.WindowsPaths, `sub\.`, true},
-		{fsruntime.WindowsPaths, `file:///C:/w/`, true},
-		{fsruntime.WindowsPaths, `a.txt`, false},
-		{fsruntime.WindowsPaths, `sub\..`, false},
-		{fsruntime.UnixPaths, `a\`, false},
-		{fsruntime.UnixPaths, `a/`, true},
-		{fsruntime.UnixPaths, `file:/w/`, true},
-		{fsruntime.UnixPaths, `a/.`, true},
-		{fsruntime.UnixPaths, `.`, false},
+		{fspath.WindowsPaths, `C:\w\`, true},
+		{fspath.WindowsPaths, `C:/w/`, true},
+		{fspath.WindowsPaths, `sub\.`, true},
+		{fspath.WindowsPaths, `file:///C:/w/`, true},
+		{fspath.WindowsPaths, `a.txt`, false},
+		{fspath.WindowsPaths, `sub\..`, false},
+		{fspath.UnixPaths, `a\`, false},
+		{fspath.UnixPaths, `a/`, true},
+		{fspath.UnixPaths, `file:/w/`, true},
+		{fspath.UnixPaths, `a/.`, true},
+		{fspath.UnixPaths, `.`, false},
 	} {
-		if got := fsruntime.NamesDirIn(tc.f, tc.p); got != tc.want {
+		if got := fspath.NamesDirIn(tc.f, tc.p); got != tc.want {
 			t.Errorf("NamesDir(%q) in flavour %d = %v, want %v", tc.p, tc.f, got, tc.want)
 		}
 	}
-	if _, err := fsruntime.AbsFileIn(fsruntime.WindowsPaths, `C:\w`, `a.txt\`); !errors.Is(err, fsruntime.ErrNotRegular) {
-		t.Errorf(`AbsFile(a.txt\) on Windows: %v, want ErrNotRegular`, err)
+	if _, err := fspath.AbsFileIn(fspath.WindowsPaths, `C:\w`, `a.txt\`); !errors.Is(err, fspath.ErrNamesDir) {
+		t.Errorf(`AbsFile(a.txt\) on Windows: %v, want ErrNamesDir`, err)
 	}
 }
 
@@ -336,7 +336,7 @@ func TestCheckPathWindows(t *testing.T) {
 		`C:\w\a:b`:       "alternate data stream",
 		`C:\w\a.`:        "dot or a space",
 	} {
-		err := fsruntime.CheckPathIn(fsruntime.WindowsPaths, p)
+		err := fspath.CheckIn(fspath.WindowsPaths, p)
 		if want == "" && err != nil || want != "" && (err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, fs.ErrInvalid)) {
 			t.Errorf("checkPath(%q) on Windows = %v, want %q", p, err, want)
 		}
@@ -349,22 +349,22 @@ func TestCheckPathWindows(t *testing.T) {
 // the root part may name another directory, outside every root.
 func TestSpellTakesTheRootsSpelling(t *testing.T) {
 	for _, tc := range []struct {
-		f         fsruntime.PathFlavor
+		f         fspath.Flavor
 		dir, p    string
 		want      string
 		wantMatch bool
 	}{
-		{fsruntime.DarwinPaths, "/Users/me/proj", "/users/ME/PROJ/src/a.txt", "/Users/me/proj/src/a.txt", true},
-		{fsruntime.DarwinPaths, "/Users/me/proj", "/USERS/me/proj", "/Users/me/proj", true},
-		{fsruntime.WindowsPaths, `C:\Users\me\work`, "C:\\users\\me\\wor\u212A\\x.ps1", `C:\Users\me\work\x.ps1`, true},
-		{fsruntime.WindowsPaths, `C:\w`, `c:/W/sub/A.txt`, `C:\w\sub/A.txt`, true},
-		{fsruntime.WindowsPaths, `C:\`, `c:\a.txt`, `C:\a.txt`, true},
-		{fsruntime.UnixPaths, "/w", "/w/a.txt", "/w/a.txt", true},
-		{fsruntime.UnixPaths, "/", "/a.txt", "/a.txt", true},
-		{fsruntime.UnixPaths, "/w", "/W/a.txt", "", false},
-		{fsruntime.DarwinPaths, "/w", "/w2/a.txt", "", false},
+		{fspath.DarwinPaths, "/Users/me/proj", "/users/ME/PROJ/src/a.txt", "/Users/me/proj/src/a.txt", true},
+		{fspath.DarwinPaths, "/Users/me/proj", "/USERS/me/proj", "/Users/me/proj", true},
+		{fspath.WindowsPaths, `C:\Users\me\work`, "C:\\users\\me\\wor\u212A\\x.ps1", `C:\Users\me\work\x.ps1`, true},
+		{fspath.WindowsPaths, `C:\w`, `c:/W/sub/A.txt`, `C:\w\sub/A.txt`, true},
+		{fspath.WindowsPaths, `C:\`, `c:\a.txt`, `C:\a.txt`, true},
+		{fspath.UnixPaths, "/w", "/w/a.txt", "/w/a.txt", true},
+		{fspath.UnixPaths, "/", "/a.txt", "/a.txt", true},
+		{fspath.UnixPaths, "/w", "/W/a.txt", "", false},
+		{fspath.DarwinPaths, "/w", "/w2/a.txt", "", false},
 	} {
-		got, ok := fsruntime.SpellIn(tc.f, tc.dir, tc.p)
+		got, ok := fspath.SpellIn(tc.f, tc.dir, tc.p)
 		if got != tc.want || ok != tc.wantMatch {
 			t.Errorf("spell(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, got, ok, tc.want, tc.wantMatch)
 		}

@@ -1,4 +1,4 @@
-package fsruntime_test
+package search_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // The search benchmarks run over a generated tree of 100,000 small files
@@ -116,13 +118,13 @@ func ratio(b *testing.B, ours, rg cost) {
 func timed(b *testing.B, op func() time.Duration) cost {
 	n := 0
 	var cpu time.Duration
-	before, _ := processCPU()
+	before := ostest.CPUTime(b)
 	for b.Loop() {
 		cpu += op()
 		n++
 	}
 	if cpu == 0 {
-		now, _ := processCPU()
+		now := ostest.CPUTime(b)
 		cpu = now - before
 	}
 	n = max(n, 1)
@@ -171,7 +173,7 @@ func BenchmarkGlob(b *testing.B) {
 			var found int
 			b.Run("ours", func(b *testing.B) {
 				ours = timed(b, func() time.Duration {
-					r, err := fsruntime.Glob(b.Context(), d, root, tc.pattern, 1_000_000)
+					r, err := search.Glob(b.Context(), d, root, tc.pattern, 1_000_000)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -193,24 +195,24 @@ func BenchmarkGrep(b *testing.B) {
 	d := benchDisk(b, root)
 	for _, tc := range []struct {
 		name       string
-		opts       fsruntime.GrepOptions
+		opts       search.GrepOptions
 		rgPatterns []string
 	}{
-		{"literal", fsruntime.GrepOptions{Pattern: "needle_marker"}, []string{"needle_marker"}},
-		{"ignore-case", fsruntime.GrepOptions{Pattern: "NEEDLE_MARKER", IgnoreCase: true}, []string{"-i", "NEEDLE_MARKER"}},
-		{"regex", fsruntime.GrepOptions{Pattern: `func Serve\d+Handler\(`}, []string{`func Serve\d+Handler\(`}},
-		{"regex-no-literal", fsruntime.GrepOptions{Pattern: `\d{4}-\d{2}-\d{2}`}, []string{`\d{4}-\d{2}-\d{2}`}},
+		{"literal", search.GrepOptions{Pattern: "needle_marker"}, []string{"needle_marker"}},
+		{"ignore-case", search.GrepOptions{Pattern: "NEEDLE_MARKER", IgnoreCase: true}, []string{"-i", "NEEDLE_MARKER"}},
+		{"regex", search.GrepOptions{Pattern: `func Serve\d+Handler\(`}, []string{`func Serve\d+Handler\(`}},
+		{"regex-no-literal", search.GrepOptions{Pattern: `\d{4}-\d{2}-\d{2}`}, []string{`\d{4}-\d{2}-\d{2}`}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			var ours cost
 			var found int
 			b.Run("ours", func(b *testing.B) {
 				opts := tc.opts
-				opts.MaxResults = fsruntime.MaxGrepResults
-				var r fsruntime.GrepResult
+				opts.MaxResults = search.MaxGrepResults
+				var r search.GrepResult
 				ours = timed(b, func() time.Duration {
 					var err error
-					r, err = fsruntime.Grep(b.Context(), d, root, opts)
+					r, err = search.Grep(b.Context(), d, root, opts)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -222,7 +224,9 @@ func BenchmarkGrep(b *testing.B) {
 				found = len(r.Matches)
 				b.ReportMetric(float64(found), "matches")
 				ours.report(b)
-				reportMaxRSS(b)
+				if mib, ok := ostest.MaxRSS(); ok {
+					b.ReportMetric(mib, "maxrss-MiB")
+				}
 			})
 			args := append([]string{"-n", "--no-heading", "--color", "never", "--no-ignore", "--hidden"}, tc.rgPatterns...)
 			ripgrep(b, &ours, found, append(args, root)...)
@@ -236,38 +240,12 @@ func BenchmarkGrepCapped(b *testing.B) {
 	root := benchTree(b)
 	d := benchDisk(b, root)
 	for b.Loop() {
-		r, err := fsruntime.Grep(b.Context(), d, root, fsruntime.GrepOptions{Pattern: "return"})
+		r, err := search.Grep(b.Context(), d, root, search.GrepOptions{Pattern: "return"})
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !r.Truncated || len(r.Matches) != fsruntime.DefaultGrepResults {
+		if !r.Truncated || len(r.Matches) != search.DefaultGrepResults {
 			b.Fatalf("%d matches, truncated %v", len(r.Matches), r.Truncated)
-		}
-	}
-}
-
-// BenchmarkReadDir1000 lists a directory of 1,000 files, as list_directory
-// does: the names, then one lookup per entry.
-func BenchmarkReadDir1000(b *testing.B) {
-	dir := b.TempDir()
-	sub := filepath.Join(dir, "d")
-	if err := os.Mkdir(sub, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	for i := range 1000 {
-		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%04d.txt", i)), []byte("x"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	for b.Loop() {
-		entries, _, err := d.ReadDir(b.Context(), sub, 1000)
-		if err != nil || len(entries) != 1000 {
-			b.Fatalf("ReadDir: %d entries, %v", len(entries), err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package fsruntime
+package fspath
 
 import (
 	"errors"
@@ -187,7 +187,7 @@ func winReserved(name string) bool {
 // path is: \x is rooted at a volume and D:x relative to drive D:'s current
 // directory, neither of them the link's directory, and a device path is no
 // relative path either.
-func (f pathFlavor) linkRelative(dest string) bool {
+func (f flavor) linkRelative(dest string) bool {
 	if f != windowsPaths {
 		return true
 	}

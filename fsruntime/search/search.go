@@ -1,4 +1,4 @@
-package fsruntime
+package search
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"regexp/syntax"
@@ -15,10 +14,11 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 )
 
 // Caps of the searches.
@@ -70,10 +70,16 @@ func (e *PatternError) Error() string {
 
 func (e *PatternError) Unwrap() []error { return []error{e.Err, fs.ErrInvalid} }
 
+// invalid wraps a message so that it matches fs.ErrInvalid.
+type invalid struct{ err error }
+
+func (e invalid) Error() string { return e.err.Error() }
+func (e invalid) Unwrap() error { return fs.ErrInvalid }
+
 // errSearchNotDir is the error of a glob whose directory is a file.
 var errSearchNotDir = invalid{errors.New("not a directory (glob searches a directory: give it as path, and the file names in the pattern)")}
 
-// errSearchSymlink is the error of a search whose root a WalkFS reports as
+// errSearchSymlink is the error of a search whose root a fsruntime.WalkFS reports as
 // a symlink, not resolving it as it should.
 var errSearchSymlink = invalid{errors.New("it is a symbolic link, which a search does not follow; give the path of its target")}
 
@@ -84,7 +90,7 @@ type GlobResult struct {
 	// components) names.
 	Root string
 	// Matches are the entries that match, in walk order, at most the cap.
-	Matches []FileInfo
+	Matches []fsruntime.FileInfo
 	// Truncated reports that more entries match than were returned.
 	Truncated bool
 }
@@ -97,7 +103,7 @@ type GlobResult struct {
 // pattern names them; symlinks match, never followed. An error reaching
 // dir, which must be a directory, is Glob's; a missing literal prefix of
 // pattern gives no matches; unreadable directories below dir are skipped.
-func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobResult, error) {
+func Glob(ctx context.Context, fsys fsruntime.WalkFS, dir, pattern string, max int) (GlobResult, error) {
 	if max <= 0 {
 		max = DefaultGlobResults
 	}
@@ -134,7 +140,7 @@ func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobR
 			return GlobResult{}, err
 		}
 	}
-	res := GlobResult{Root: root, Matches: []FileInfo{}}
+	res := GlobResult{Root: root, Matches: []fsruntime.FileInfo{}}
 	if rest == "" {
 		// The pattern is literal and names root itself.
 		info, err := walkRootInfo(ctx, fsys, root)
@@ -149,14 +155,14 @@ func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobR
 		return res, nil
 	}
 	prune := newGlobPruner(rest)
-	err := fsys.Walk(ctx, root, func(path string, info FileInfo, err error) error {
+	err := fsys.Walk(ctx, root, func(path string, info fsruntime.FileInfo, err error) error {
 		if path == root {
 			if err != nil {
 				return err
 			}
 			switch info.Type {
-			case TypeDirectory:
-			case TypeSymlink:
+			case fsruntime.TypeDirectory:
+			case fsruntime.TypeSymlink:
 				return &fs.PathError{Op: "glob", Path: path, Err: errSearchSymlink}
 			default:
 				return &fs.PathError{Op: "glob", Path: path, Err: errSearchNotDir}
@@ -178,7 +184,7 @@ func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobR
 		if !ok {
 			return nil
 		}
-		isDir := info.Type == TypeDirectory
+		isDir := info.Type == fsruntime.TypeDirectory
 		if isDir && searchSkips(info.Name, pattern) {
 			return fs.SkipDir
 		}
@@ -200,7 +206,7 @@ func Glob(ctx context.Context, fsys WalkFS, dir, pattern string, max int) (GlobR
 	if err != nil {
 		if !abs && root != dir && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, errSearchNotDir)) {
 			// The pattern's literal prefix names nothing walkable.
-			return GlobResult{Root: root, Matches: []FileInfo{}}, nil
+			return GlobResult{Root: root, Matches: []fsruntime.FileInfo{}}, nil
 		}
 		return GlobResult{}, err
 	}
@@ -230,9 +236,9 @@ func searchRel(root, path string) (string, bool) {
 
 // walkRootInfo describes path as a walk resolves it (a symlink to a directory
 // is walked): the first call of a walk is for its root.
-func walkRootInfo(ctx context.Context, fsys WalkFS, path string) (FileInfo, error) {
-	var info FileInfo
-	err := fsys.Walk(ctx, path, func(_ string, fi FileInfo, err error) error {
+func walkRootInfo(ctx context.Context, fsys fsruntime.WalkFS, path string) (fsruntime.FileInfo, error) {
+	var info fsruntime.FileInfo
+	err := fsys.Walk(ctx, path, func(_ string, fi fsruntime.FileInfo, err error) error {
 		if err != nil {
 			return err
 		}
@@ -243,14 +249,14 @@ func walkRootInfo(ctx context.Context, fsys WalkFS, path string) (FileInfo, erro
 }
 
 // globCheckDir returns an error unless path is a directory.
-func globCheckDir(ctx context.Context, fsys WalkFS, path string) error {
+func globCheckDir(ctx context.Context, fsys fsruntime.WalkFS, path string) error {
 	info, err := walkRootInfo(ctx, fsys, path)
 	switch {
 	case err != nil:
 		return err
-	case info.Type == TypeSymlink:
+	case info.Type == fsruntime.TypeSymlink:
 		return &fs.PathError{Op: "glob", Path: path, Err: errSearchSymlink}
-	case info.Type != TypeDirectory:
+	case info.Type != fsruntime.TypeDirectory:
 		return &fs.PathError{Op: "glob", Path: path, Err: errSearchNotDir}
 	}
 	return nil
@@ -372,49 +378,28 @@ scan:
 	return out, true
 }
 
-// An OpenFS opens files for reading, as a search needs.
+// An OpenFS opens files for reading, as a search needs. A Disk and a
+// Router are one.
 type OpenFS interface {
 	// OpenFile opens the regular file at path for reading. Anything else
-	// is an error wrapping ErrNotRegular.
+	// is an error wrapping [fsruntime.ErrNotRegular].
 	OpenFile(ctx context.Context, path string) (io.ReadCloser, fs.FileInfo, error)
 }
 
-var _ OpenFS = (*Disk)(nil)
-
-// OpenFile implements [OpenFS], within the roots. A symlink is followed as
-// a read follows it: only as long as it stays inside the root.
-func (d *Disk) OpenFile(ctx context.Context, path string) (io.ReadCloser, fs.FileInfo, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	r, rel, err := d.locate(path)
-	if err != nil {
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	// O_NONBLOCK: opening a FIFO must not wait for a writer.
-	f, err := r.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
-	if err != nil {
-		return nil, nil, d.openErr("open", path, r, rel, err)
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, nil, d.mapErr("open", path, err)
-	}
-	if err := d.content(f, info); err != nil {
-		f.Close()
-		return nil, nil, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	return f, info, nil
+// A DirOpenFS is an OpenFS that also holds a directory open to open the
+// files in it by name, as a Disk and a Router do through the Disk's
+// os.Root: Grep's fast path, one openat per file instead of one per path
+// component.
+type DirOpenFS interface {
+	OpenFS
+	// OpenDir opens the directory at path, confined as OpenFile is.
+	OpenDir(ctx context.Context, path string) (*fsruntime.Dir, error)
 }
 
-var _ OpenFS = (*Router)(nil)
-
-// OpenFile implements [OpenFS] on disk: ACP has no method for it, and a
-// search reads what is saved.
-func (r *Router) OpenFile(ctx context.Context, path string) (io.ReadCloser, fs.FileInfo, error) {
-	return r.disk.OpenFile(ctx, path)
-}
+var (
+	_ DirOpenFS = (*fsruntime.Disk)(nil)
+	_ DirOpenFS = (*fsruntime.Router)(nil)
+)
 
 // GrepOptions configure a [Grep].
 type GrepOptions struct {
@@ -433,7 +418,7 @@ type GrepOptions struct {
 	MaxResults int
 	// MaxFileSize skips larger files; <= 0 means the limit of fsys if it
 	// has a MaxFileSize() int64 method (as a Disk has), else
-	// DefaultMaxFileSize.
+	// fsruntime.DefaultMaxFileSize.
 	MaxFileSize int64
 	// Workers is how many files are read at once; <= 0 means GOMAXPROCS,
 	// and at least 2.
@@ -466,10 +451,11 @@ type GrepResult struct {
 // results in walk order. Skipped: binary files (a NUL byte or invalid UTF-8
 // in the first 8 KiB), files over the size limit, symlinks, and SkippedDirs
 // unless Include names them; a root file that cannot be read is an error.
-// A Disk, or a Router's disk, is read directly, each directory opened once;
-// any other fsys must be an [OpenFS] or an [FS] (its ReadTextFile, with its
-// own binary rule), else the error wraps errors.ErrUnsupported.
-func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (GrepResult, error) {
+// A [DirOpenFS] (a Disk or a Router) is read each directory opened once;
+// any other fsys must be an [OpenFS] or an [fsruntime.FS] (its
+// ReadTextFile, with its own binary rule), else the error wraps
+// errors.ErrUnsupported.
+func Grep(ctx context.Context, fsys fsruntime.WalkFS, root string, opts GrepOptions) (GrepResult, error) {
 	m, err := newLineMatcher(opts.Pattern, opts.IgnoreCase)
 	if err != nil {
 		return GrepResult{}, err
@@ -488,7 +474,7 @@ func Grep(ctx context.Context, fsys WalkFS, root string, opts GrepOptions) (Grep
 	maxResults = min(maxResults, MaxGrepResults)
 	limit := opts.MaxFileSize
 	if limit <= 0 {
-		limit = DefaultMaxFileSize
+		limit = fsruntime.DefaultMaxFileSize
 		if l, ok := fsys.(interface{ MaxFileSize() int64 }); ok && l.MaxFileSize() > 0 {
 			limit = l.MaxFileSize()
 		}
@@ -620,7 +606,7 @@ type grepFile struct {
 // grepWalk walks root and hands the files to search to emit, in batches in
 // walk order, until emit returns false. It returns the error that ends the
 // walk early: one reaching root, or the context's.
-func grepWalk(ctx context.Context, fsys WalkFS, root, include string, limit int64, emit func(*grepBatch) bool) error {
+func grepWalk(ctx context.Context, fsys fsruntime.WalkFS, root, include string, limit int64, emit func(*grepBatch) bool) error {
 	byPath := strings.Contains(include, "/")
 	batch := &grepBatch{done: make(chan struct{})}
 	add := func(path string, size int64) bool {
@@ -636,21 +622,21 @@ func grepWalk(ctx context.Context, fsys WalkFS, root, include string, limit int6
 		batch = &grepBatch{done: make(chan struct{})}
 		return emit(b)
 	}
-	err := fsys.Walk(ctx, root, func(path string, info FileInfo, err error) error {
+	err := fsys.Walk(ctx, root, func(path string, info fsruntime.FileInfo, err error) error {
 		if path == root {
 			if err != nil {
 				return err
 			}
 			switch info.Type {
-			case TypeDirectory:
+			case fsruntime.TypeDirectory:
 				return nil
-			case TypeFile:
+			case fsruntime.TypeFile:
 				add(path, info.Size)
 				return nil
-			case TypeSymlink:
+			case fsruntime.TypeSymlink:
 				return &fs.PathError{Op: "grep", Path: path, Err: errSearchSymlink}
 			default:
-				return &fs.PathError{Op: "grep", Path: path, Err: regularMode(info.Mode)}
+				return &fs.PathError{Op: "grep", Path: path, Err: fsruntime.RegularMode(info.Mode)}
 			}
 		}
 		if cerr := ctx.Err(); cerr != nil {
@@ -660,12 +646,12 @@ func grepWalk(ctx context.Context, fsys WalkFS, root, include string, limit int6
 			return nil // an unreadable directory below root: skip it
 		}
 		switch info.Type {
-		case TypeDirectory:
+		case fsruntime.TypeDirectory:
 			if searchSkips(info.Name, include) {
 				return fs.SkipDir
 			}
 			return nil
-		case TypeFile:
+		case fsruntime.TypeFile:
 		default:
 			return nil // symlinks are never followed; devices never read
 		}
@@ -700,29 +686,17 @@ type grepOpener interface {
 
 // grepOpeners returns how Grep's workers read the files of fsys: it makes
 // one grepOpener per worker.
-func grepOpeners(fsys WalkFS) (func() grepOpener, error) {
-	if d := searchDisk(fsys); d != nil {
-		return func() grepOpener { return &diskDirOpener{d: d} }, nil
+func grepOpeners(fsys fsruntime.WalkFS) (func() grepOpener, error) {
+	if d, ok := fsys.(DirOpenFS); ok {
+		return func() grepOpener { return &dirOpener{fsys: d} }, nil
 	}
 	if o, ok := fsys.(OpenFS); ok {
 		return func() grepOpener { return openFSOpener{o} }, nil
 	}
-	if f, ok := fsys.(FS); ok {
+	if f, ok := fsys.(fsruntime.FS); ok {
 		return func() grepOpener { return textOpener{f} }, nil
 	}
 	return nil, fmt.Errorf("searching file contents is not supported here: %w", errors.ErrUnsupported)
-}
-
-// searchDisk returns the Disk that fsys searches on, if it is one or a
-// Router, else nil.
-func searchDisk(fsys WalkFS) *Disk {
-	switch f := fsys.(type) {
-	case *Disk:
-		return f
-	case *Router:
-		return f.disk
-	}
-	return nil
 }
 
 type openFSOpener struct{ o OpenFS }
@@ -739,7 +713,7 @@ func (openFSOpener) close() {}
 
 // textOpener reads through FS.ReadTextFile, which applies the FS's own
 // binary and size rules.
-type textOpener struct{ f FS }
+type textOpener struct{ f fsruntime.FS }
 
 func (o textOpener) open(ctx context.Context, path string) (io.ReadCloser, int64, error) {
 	text, err := o.f.ReadTextFile(ctx, path, 0, 0)
@@ -751,19 +725,17 @@ func (o textOpener) open(ctx context.Context, path string) (io.ReadCloser, int64
 
 func (textOpener) close() {}
 
-// diskDirOpener opens the files of a Disk through an os.Root of their
-// directory, kept open while the files come from the same directory (as
-// they do in walk order): one openat per file instead of one per path
-// component. The directory is opened through the Disk's root, so it stays
-// confined as OpenFile is, and each file is opened within the directory.
-type diskDirOpener struct {
-	d    *Disk
-	dir  string   // the directory of root or err; "" for none
-	root *os.Root // nil when opening dir failed
+// dirOpener opens the files of a DirOpenFS through the directory they
+// are in, kept open while the files come from the same directory (as they
+// do in walk order).
+type dirOpener struct {
+	fsys DirOpenFS
+	dir  string         // the directory of held or err; "" for none
+	held *fsruntime.Dir // nil when opening dir failed
 	err  error
 }
 
-func (o *diskDirOpener) open(ctx context.Context, path string) (io.ReadCloser, int64, error) {
+func (o *dirOpener) open(ctx context.Context, path string) (io.ReadCloser, int64, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -771,43 +743,23 @@ func (o *diskDirOpener) open(ctx context.Context, path string) (io.ReadCloser, i
 	if dir != o.dir {
 		o.close()
 		o.dir = dir
-		r, rel, err := o.d.locate(dir)
-		if err == nil {
-			o.root, err = r.root.OpenRoot(rel)
-		}
-		if err != nil {
-			o.err = o.d.mapErr("open", dir, err)
-		}
+		o.held, o.err = o.fsys.OpenDir(ctx, dir)
 	}
 	if o.err != nil {
 		return nil, 0, o.err
 	}
-	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	rc, info, err := o.held.OpenFile(ctx, name)
 	if err != nil {
-		// A symlink (a search's root, resolved as any path is) may lead
-		// out of its directory and still stay inside the Disk's root.
-		rc, info, err := o.d.OpenFile(ctx, path)
-		if err != nil {
-			return nil, 0, err
-		}
-		return rc, info.Size(), nil
+		return nil, 0, err
 	}
-	info, err := f.Stat()
-	if err == nil {
-		err = o.d.content(f, info)
-	}
-	if err != nil {
-		f.Close()
-		return nil, 0, &fs.PathError{Op: "open", Path: path, Err: err}
-	}
-	return f, info.Size(), nil
+	return rc, info.Size(), nil
 }
 
-func (o *diskDirOpener) close() {
-	if o.root != nil {
-		o.root.Close()
+func (o *dirOpener) close() {
+	if o.held != nil {
+		o.held.Close()
 	}
-	o.dir, o.root, o.err = "", nil, nil
+	o.dir, o.held, o.err = "", nil, nil
 }
 
 // A grepWorker searches files, one at a time, reusing its buffer.
@@ -825,10 +777,10 @@ func (w *grepWorker) do(ctx context.Context, f *grepFile) {
 	}
 	rc, size, err := w.open.open(ctx, f.path)
 	switch {
-	case errors.Is(err, ErrBinary):
+	case errors.Is(err, fsruntime.ErrBinary):
 		f.skip = grepBinary
 		return
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, fsruntime.ErrTooLarge):
 		f.skip = grepLarge
 		return
 	case err != nil:
@@ -880,7 +832,7 @@ func (w *grepWorker) read(ctx context.Context, r io.Reader, size int64) ([]byte,
 		if err != nil && !eof {
 			return nil, grepUnreadable
 		}
-		if !sniffed && (n >= sniffLen || eof) {
+		if !sniffed && (n >= fsruntime.SniffLen || eof) {
 			sniffed = true
 			if grepBinaryHead(buf[:n], !eof) {
 				return nil, grepBinary
@@ -893,10 +845,10 @@ func (w *grepWorker) read(ctx context.Context, r io.Reader, size int64) ([]byte,
 }
 
 // isBinary applies the rule of reads to the start of a file: a NUL byte or
-// invalid UTF-8 in the first sniffLen bytes. more says that the file goes
+// invalid UTF-8 in the first fsruntime.SniffLen bytes. more says that the file goes
 // on past data, so a character cut by the window is not held against it.
 func grepBinaryHead(data []byte, more bool) bool {
-	head := data[:min(len(data), sniffLen)]
+	head := data[:min(len(data), fsruntime.SniffLen)]
 	if bytes.IndexByte(head, 0) >= 0 {
 		return true
 	}
@@ -1034,6 +986,7 @@ var (
 	grepKelvin = []byte("\u212A")
 	grepLongS  = []byte("\u017F")
 	grepCR     = []byte{'\r'}
+	grepLF     = []byte{'\n'}
 )
 
 // find returns the matching lines of data, at most max.
@@ -1064,7 +1017,7 @@ func (m *lineMatcher) find(data []byte, path string, max int) []GrepMatch {
 			next = end + 1
 		}
 		line := bytes.TrimSuffix(data[start:end], grepCR)
-		lineNo += bytes.Count(data[counted:start], newline)
+		lineNo += bytes.Count(data[counted:start], grepLF)
 		counted = start
 		if m.exact || m.re.Match(line) {
 			if !add(lineNo, line) {

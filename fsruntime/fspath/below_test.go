@@ -1,13 +1,13 @@
-package fsruntime
+package fspath
 
 import "testing"
 
-// TestIntoItselfCaseRename: where a flavour ignores case, a dst that is
-// src but for case renames src's own name, not a move into itself; a dst
-// below src still is one, in any case.
-func TestIntoItselfCaseRename(t *testing.T) {
+// TestBelowCaseRename: where a flavour ignores case, a dst that is src
+// but for case is src itself (a move renames src's own name, not into
+// itself); a dst below src is below it, in any case.
+func TestBelowCaseRename(t *testing.T) {
 	cases := []struct {
-		f        pathFlavor
+		f        flavor
 		src, dst string
 		want     bool
 	}{
@@ -21,8 +21,8 @@ func TestIntoItselfCaseRename(t *testing.T) {
 		{unixPaths, "/w/dir", "/w/dir/sub", true},
 	}
 	for _, c := range cases {
-		if got := c.f.intoItself(c.src, c.dst); got != c.want {
-			t.Errorf("flavour %d: intoItself(%q, %q) = %t, want %t", c.f, c.src, c.dst, got, c.want)
+		if got := c.f.below(c.src, c.dst); got != c.want {
+			t.Errorf("flavour %d: below(%q, %q) = %t, want %t", c.f, c.src, c.dst, got, c.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package fsruntime
+package fspath
 
 import (
 	"errors"
@@ -13,13 +13,16 @@ import (
 // NAME_MAX bytes, and a whole path shorter than PATH_MAX, which counts the
 // terminating NUL.
 const (
-	nameMax = 255
+	NameMax = 255
 	pathMax = 4096
 )
 
 var (
-	errEmptyPath    = errors.New("empty path: " + fs.ErrInvalid.Error())
-	errNULInPath    = errors.New("path contains a NUL byte: " + fs.ErrInvalid.Error())
+	// ErrEmpty: the path is empty. It matches fs.ErrInvalid.
+	ErrEmpty = invalid{errors.New("empty path: " + fs.ErrInvalid.Error())}
+	// ErrNUL: the path holds a NUL byte. It matches fs.ErrInvalid.
+	ErrNUL = invalid{errors.New("path contains a NUL byte: " + fs.ErrInvalid.Error())}
+
 	errRelativePath = errors.New("path is not absolute: " + fs.ErrInvalid.Error())
 	errUncleanPath  = errors.New("path is not clean (it has . or .. components, or repeated separators): " + fs.ErrInvalid.Error())
 )
@@ -31,24 +34,27 @@ func (e invalid) Error() string { return e.err.Error() }
 func (e invalid) Unwrap() error { return fs.ErrInvalid }
 
 // Abs resolves p for a session whose working directory is workDir, in the
-// running OS's syntax ([pathFlavor]), without touching the file system: a
-// file URI, an absolute path or one relative to workDir becomes an
-// absolute, clean path, by the rules of "Paths" in the package doc.
-// Anything else is a *fs.PathError (op "resolve") that wraps fs.ErrInvalid
-// and names the cause. Abs does not check roots; the FS does. Use [AbsFile]
-// where the path must name a file; a leading ~ is a name: see [ExpandHome].
+// running OS's syntax, without touching the file system: a file URI, an
+// absolute path or one relative to workDir becomes an absolute, clean
+// path, by the rules in the package doc. Anything else is a *fs.PathError
+// (op "resolve") that wraps fs.ErrInvalid and names the cause. Abs does
+// not check roots; the FS does. Use [AbsFile] where the path must name a
+// file; a leading ~ is a name: see [ExpandHome].
 func Abs(workDir, p string) (string, error) { return hostPaths.abs(workDir, p) }
 
 // abs is [Abs] in the syntax of f.
-func (f pathFlavor) abs(workDir, p string) (string, error) {
+func (f flavor) abs(workDir, p string) (string, error) {
 	fail := func(err error) (string, error) {
-		return "", &fs.PathError{Op: "resolve", Path: p, Err: invalid{err}}
+		if _, ok := err.(invalid); !ok {
+			err = invalid{err}
+		}
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: err}
 	}
 	switch {
 	case p == "":
-		return fail(errEmptyPath)
+		return fail(ErrEmpty)
 	case strings.IndexByte(p, 0) >= 0:
-		return fail(errNULInPath)
+		return fail(ErrNUL)
 	}
 	name := p
 	if isFileURI(p) {
@@ -57,7 +63,7 @@ func (f pathFlavor) abs(workDir, p string) (string, error) {
 			return fail(err)
 		}
 		if strings.IndexByte(name, 0) >= 0 {
-			return fail(errNULInPath)
+			return fail(ErrNUL)
 		}
 	}
 	var abs string
@@ -87,26 +93,26 @@ func (f pathFlavor) abs(workDir, p string) (string, error) {
 // it is. The roots apply to the result as to any path.
 func ExpandHome(home, p string) string { return hostPaths.expandHome(home, p) }
 
-// errNamesDir refuses a path that ends in a separator where a file is
-// needed.
-var errNamesDir = fmt.Errorf("%w: a path that ends in / or /. names a directory", ErrNotRegular)
+// ErrNamesDir refuses a path that ends in a separator where a file is
+// needed. It matches fs.ErrInvalid.
+var ErrNamesDir = invalid{errors.New("not a regular file: a path that ends in / or /. names a directory")}
 
 // AbsFile is [Abs] for a path that must name a file, as the path of a
 // read or a write of a file's content does. A path that ends in a
 // separator, or in a "." component, names a directory, as in POSIX
 // ("file.txt/" names no file): it is refused with a *fs.PathError (op
-// "resolve") that wraps [ErrNotRegular], where Abs would drop the
+// "resolve") that wraps [ErrNamesDir], where Abs would drop the
 // separator and name the file.
 func AbsFile(workDir, p string) (string, error) { return hostPaths.absFile(workDir, p) }
 
 // absFile is [AbsFile] in the syntax of f.
-func (f pathFlavor) absFile(workDir, p string) (string, error) {
+func (f flavor) absFile(workDir, p string) (string, error) {
 	abs, err := f.abs(workDir, p)
 	if err != nil {
 		return "", err
 	}
 	if f.namesDir(p) {
-		return "", &fs.PathError{Op: "resolve", Path: p, Err: errNamesDir}
+		return "", &fs.PathError{Op: "resolve", Path: p, Err: ErrNamesDir}
 	}
 	return abs, nil
 }
@@ -121,7 +127,7 @@ func (f pathFlavor) absFile(workDir, p string) (string, error) {
 func NamesDir(p string) bool { return hostPaths.namesDir(p) }
 
 // namesDir is [NamesDir] in the syntax of f.
-func (f pathFlavor) namesDir(p string) bool {
+func (f flavor) namesDir(p string) bool {
 	name := p
 	if isFileURI(p) {
 		var err error
@@ -149,7 +155,7 @@ func isFileURI(p string) bool {
 // fileURIPath returns the percent-decoded path of a local file URI, as
 // RFC 8089 defines one: an empty host or localhost, and an absolute path.
 // On Windows a path that starts with a drive (/C:/w) drops its first /.
-func (f pathFlavor) fileURIPath(uri string) (string, error) {
+func (f flavor) fileURIPath(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", fmt.Errorf("not a valid file:// URI (%w)", unwrapURLError(err))
@@ -189,13 +195,13 @@ func unwrapURLError(err error) error {
 // checkNames refuses a path of f with a name f does not accept (only
 // Windows has some, see checkWinNames), or longer than the system's limits
 // allow, naming the limit.
-func (f pathFlavor) checkNames(p string) error {
+func (f flavor) checkNames(p string) error {
 	if len(p) >= pathMax {
 		return fmt.Errorf("path is %d bytes long, and the limit is %d (PATH_MAX)", len(p), pathMax-1)
 	}
 	for name := range strings.SplitSeq(p, string(f.sep())) {
-		if len(name) > nameMax {
-			return fmt.Errorf("the name %q is %d bytes long, and the limit is %d (NAME_MAX)", name[:16]+"...", len(name), nameMax)
+		if len(name) > NameMax {
+			return fmt.Errorf("the name %q is %d bytes long, and the limit is %d (NAME_MAX)", name[:16]+"...", len(name), NameMax)
 		}
 	}
 	if f == windowsPaths {
@@ -204,18 +210,19 @@ func (f pathFlavor) checkNames(p string) error {
 	return nil
 }
 
-// checkPath is what every FS operation asks of its path: absolute, clean,
+// Check is what every FS operation asks of its path: absolute, clean,
 // free of NUL bytes, within the length limits, and with no name that the
-// OS would not keep as written. It does not resolve anything.
-func checkPath(p string) error { return hostPaths.checkPath(p) }
+// OS would not keep as written. It does not resolve anything. Its error
+// matches fs.ErrInvalid and names the cause.
+func Check(p string) error { return hostPaths.checkPath(p) }
 
-// checkPath is [checkPath] in the syntax of f.
-func (f pathFlavor) checkPath(p string) error {
+// checkPath is [Check] in the syntax of f.
+func (f flavor) checkPath(p string) error {
 	switch {
 	case p == "":
-		return invalid{errEmptyPath}
+		return ErrEmpty
 	case strings.IndexByte(p, 0) >= 0:
-		return invalid{errNULInPath}
+		return ErrNUL
 	case !f.isAbs(p):
 		return invalid{errRelativePath}
 	case f.clean(p) != p:
@@ -227,8 +234,23 @@ func (f pathFlavor) checkPath(p string) error {
 	return nil
 }
 
-// within reports whether p lies in dir or is dir on this OS, comparing
-// whole names, ignoring case on macOS and Windows (see
-// [pathFlavor.within]). Both must be absolute and clean. It returns the
-// rest of p after dir ("." for dir itself).
-func within(dir, p string) (string, bool) { return hostPaths.within(dir, p) }
+// Within reports whether p lies in dir or is dir on this OS, comparing
+// whole names, ignoring case on macOS and Windows, never a string
+// prefix. Both must be absolute and clean. It returns the rest of p after
+// dir ("." for dir itself), for os.Root to resolve in dir.
+func Within(dir, p string) (string, bool) { return hostPaths.within(dir, p) }
+
+// Below reports whether p lies strictly below dir on this OS: [Within],
+// but not dir itself, which includes a p that differs from dir only in
+// case where the OS ignores it (a rename of dir's own name).
+func Below(dir, p string) bool { return hostPaths.below(dir, p) }
+
+// Spell returns p, which lies in dir, as dir spells it: dir joined with
+// the rest of p (see [Within]). It differs from p only where names match
+// ignoring case, and is what a peer that resolves names itself is given.
+func Spell(dir, p string) (string, bool) { return hostPaths.spell(dir, p) }
+
+// LinkRelative reports whether dest, a symlink's target that is not
+// absolute, is relative to the link's directory on this OS (on Windows,
+// \x and D:x are not).
+func LinkRelative(dest string) bool { return hostPaths.linkRelative(dest) }

@@ -1,4 +1,4 @@
-package fsruntime
+package fspath
 
 // hostPaths is the path syntax of the running OS.
-const hostPaths = windowsPaths
+const hostPaths = darwinPaths

@@ -1,20 +1,20 @@
-package fsruntime
+package fspath
 
 import (
 	"path"
 	"strings"
 )
 
-// pathFlavor is the path syntax of one family of systems, and how a path is
+// flavor is the path syntax of one family of systems, and how a path is
 // matched to a root there. The functions that take one are pure, so the
 // syntax of every OS is tested on any OS; the running OS picks hostPaths
-// (path_windows.go, path_darwin.go, path_other.go).
-type pathFlavor uint8
+// (host_windows.go, host_darwin.go, host_other.go).
+type flavor uint8
 
 const (
 	// unixPaths: / is the only separator, and names are compared byte
 	// for byte. A backslash is an ordinary character of a name.
-	unixPaths pathFlavor = iota
+	unixPaths flavor = iota
 	// darwinPaths: unixPaths, but a path is matched to a root ignoring
 	// case, as macOS's usual file systems (APFS, HFS+) compare names.
 	darwinPaths
@@ -24,15 +24,15 @@ const (
 	// is on C:; names are matched ignoring case. Device paths (\\?\,
 	// \\.\), reserved device names (CON, nul.txt, COM1), streams
 	// (a.txt:s), names ending in a dot or a space and the characters
-	// Windows forbids are refused (pathwin.go). file:///C:/w is C:\w.
+	// Windows forbids are refused (windows.go). file:///C:/w is C:\w.
 	windowsPaths
 )
 
 // foldsCase reports whether f matches a path to a root ignoring case.
-func (f pathFlavor) foldsCase() bool { return f != unixPaths }
+func (f flavor) foldsCase() bool { return f != unixPaths }
 
 // sep is the separator f writes.
-func (f pathFlavor) sep() byte {
+func (f flavor) sep() byte {
 	if f == windowsPaths {
 		return '\\'
 	}
@@ -40,18 +40,18 @@ func (f pathFlavor) sep() byte {
 }
 
 // isSep reports whether c separates names in f.
-func (f pathFlavor) isSep(c byte) bool { return c == '/' || c == '\\' && f == windowsPaths }
+func (f flavor) isSep(c byte) bool { return c == '/' || c == '\\' && f == windowsPaths }
 
 // hasSepSuffix reports whether p ends in a separator or in a "."
 // component.
-func (f pathFlavor) hasSepSuffix(p string) bool {
+func (f flavor) hasSepSuffix(p string) bool {
 	p = strings.TrimSuffix(p, ".")
 	return p != "" && f.isSep(p[len(p)-1])
 }
 
 // isAbs reports whether p is absolute in f: it names the same file
 // whatever the working directory.
-func (f pathFlavor) isAbs(p string) bool {
+func (f flavor) isAbs(p string) bool {
 	if f != windowsPaths {
 		return strings.HasPrefix(p, "/")
 	}
@@ -61,7 +61,7 @@ func (f pathFlavor) isAbs(p string) bool {
 
 // clean is filepath.Clean in f, for a path f deems absolute; any other
 // path is returned as it is.
-func (f pathFlavor) clean(p string) string {
+func (f flavor) clean(p string) string {
 	if f != windowsPaths {
 		if !strings.HasPrefix(p, "/") {
 			return p
@@ -77,7 +77,7 @@ func (f pathFlavor) clean(p string) string {
 
 // root splits an absolute, clean path of f into its volume ("" outside
 // Windows) and the names after the first separator ("" for the root).
-func (f pathFlavor) root(p string) (volume, names string, ok bool) {
+func (f flavor) root(p string) (volume, names string, ok bool) {
 	if f != windowsPaths {
 		names, ok = strings.CutPrefix(p, "/")
 		return "", names, ok
@@ -91,7 +91,7 @@ func (f pathFlavor) root(p string) (volume, names string, ok bool) {
 
 // sameName reports whether two names (or two volumes) of f are one.
 // Volumes are always compared ignoring case, as Windows does.
-func (f pathFlavor) sameName(a, b string) bool {
+func (f flavor) sameName(a, b string) bool {
 	if f.foldsCase() {
 		return strings.EqualFold(a, b) // Unicode simple folding
 	}
@@ -104,7 +104,7 @@ func (f pathFlavor) sameName(a, b string) bool {
 // for dir itself), a part of p as given, which os.Root then resolves in
 // dir: a match can only pick a root, never reach past it, even where a
 // volume's names are case-sensitive after all.
-func (f pathFlavor) within(dir, p string) (string, bool) {
+func (f flavor) within(dir, p string) (string, bool) {
 	dvol, dnames, ok := f.root(dir)
 	if !ok {
 		return "", false
@@ -130,10 +130,16 @@ func (f pathFlavor) within(dir, p string) (string, bool) {
 	return pnames, true
 }
 
+// below is [Below] in f: p lies in dir, and is not dir itself.
+func (f flavor) below(dir, p string) bool {
+	rel, in := f.within(dir, p)
+	return in && rel != "."
+}
+
 // spell returns p, which lies in dir, as dir spells it: dir joined with
 // the rest of p. It differs from p only where f matches names ignoring
 // case, and is what a peer that resolves names itself must be given.
-func (f pathFlavor) spell(dir, p string) (string, bool) {
+func (f flavor) spell(dir, p string) (string, bool) {
 	rest, ok := f.within(dir, p)
 	switch {
 	case !ok:
@@ -147,7 +153,7 @@ func (f pathFlavor) spell(dir, p string) (string, bool) {
 }
 
 // cut splits names at its first separator.
-func (f pathFlavor) cut(names string) (first, rest string) {
+func (f flavor) cut(names string) (first, rest string) {
 	for i := 0; i < len(names); i++ {
 		if f.isSep(names[i]) {
 			return names[:i], names[i+1:]
@@ -162,7 +168,7 @@ func (f pathFlavor) cut(names string) (first, rest string) {
 // an ordinary relative name, as is a ~ anywhere else: a shell would look
 // up another user's home, which a server for one user has no business
 // reading.
-func (f pathFlavor) expandHome(home, p string) string {
+func (f flavor) expandHome(home, p string) string {
 	if home == "" || !strings.HasPrefix(p, "~") || !f.isAbs(home) {
 		return p
 	}

@@ -1,4 +1,4 @@
-package fsruntime_test
+package fspath_test
 
 import (
 	"errors"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // fuzzWorkDir is the working directory FuzzAbs resolves against.
@@ -31,7 +31,7 @@ func FuzzAbs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		checkFlavours(t, p)
-		got, err := fsruntime.Abs(fuzzWorkDir, p)
+		got, err := fspath.Abs(fuzzWorkDir, p)
 		if err != nil {
 			pe, ok := errors.AsType[*fs.PathError](err)
 			if !ok || pe.Path != p || pe.Op != "resolve" || !errors.Is(err, fs.ErrInvalid) {
@@ -69,15 +69,15 @@ func FuzzAbs(f *testing.F) {
 			t.Fatalf("Abs(%q) = %v: a local path within the limits is refused", p, err)
 		}
 
-		file, ferr := fsruntime.AbsFile(fuzzWorkDir, p)
+		file, ferr := fspath.AbsFile(fuzzWorkDir, p)
 		switch {
 		case err != nil:
 			if ferr == nil || ferr.Error() != err.Error() {
 				t.Fatalf("AbsFile(%q) = %q, %v; want Abs's error %v", p, file, ferr, err)
 			}
 		case strings.HasSuffix(name, "/") || strings.HasSuffix(name, "/."):
-			if !errors.Is(ferr, fsruntime.ErrNotRegular) {
-				t.Fatalf("AbsFile(%q) = %q, %v; want ErrNotRegular for a directory's path", p, file, ferr)
+			if !errors.Is(ferr, fspath.ErrNamesDir) {
+				t.Fatalf("AbsFile(%q) = %q, %v; want ErrNamesDir for a directory's path", p, file, ferr)
 			}
 		case ferr != nil || file != got:
 			t.Fatalf("AbsFile(%q) = %q, %v; want Abs's %q", p, file, ferr, got)
@@ -104,8 +104,8 @@ var (
 // unless p names a volume itself.
 func checkFlavours(t *testing.T, p string) {
 	t.Helper()
-	for _, f := range []fsruntime.PathFlavor{fsruntime.UnixPaths, fsruntime.DarwinPaths} {
-		got, err := fsruntime.AbsIn(f, fuzzWorkDir, p)
+	for _, f := range []fspath.Flavor{fspath.UnixPaths, fspath.DarwinPaths} {
+		got, err := fspath.AbsIn(f, fuzzWorkDir, p)
 		if err != nil {
 			continue
 		}
@@ -114,7 +114,7 @@ func checkFlavours(t *testing.T, p string) {
 		}
 	}
 
-	got, err := fsruntime.AbsIn(fsruntime.WindowsPaths, fuzzWinWorkDir, p)
+	got, err := fspath.AbsIn(fspath.WindowsPaths, fuzzWinWorkDir, p)
 	if err != nil {
 		pe, ok := errors.AsType[*fs.PathError](err)
 		if !ok || pe.Path != p || pe.Op != "resolve" || !errors.Is(err, fs.ErrInvalid) {
@@ -122,7 +122,7 @@ func checkFlavours(t *testing.T, p string) {
 		}
 		return
 	}
-	if err := fsruntime.CheckPathIn(fsruntime.WindowsPaths, got); err != nil {
+	if err := fspath.CheckIn(fspath.WindowsPaths, got); err != nil {
 		t.Fatalf("Abs(%q) on Windows = %q, which the FS refuses: %v", p, got, err)
 	}
 	name := p
@@ -137,17 +137,17 @@ func checkFlavours(t *testing.T, p string) {
 		t.Fatalf("Abs(%q) on Windows = %q: off the working directory's drive", p, got)
 	}
 	for _, root := range fuzzWindowsRoots {
-		checkMatch(t, fsruntime.WindowsPaths, `\`, root, got)
+		checkMatch(t, fspath.WindowsPaths, `\`, root, got)
 	}
 }
 
 // checkMatch checks within(root, p) in f against a reference that splits
 // both at sep.
-func checkMatch(t *testing.T, f fsruntime.PathFlavor, sep, root, p string) {
+func checkMatch(t *testing.T, f fspath.Flavor, sep, root, p string) {
 	t.Helper()
-	rel, ok := fsruntime.WithinIn(f, root, p)
+	rel, ok := fspath.WithinIn(f, root, p)
 	same := func(a, b string) bool { return a == b }
-	if f != fsruntime.UnixPaths {
+	if f != fspath.UnixPaths {
 		same = strings.EqualFold
 	}
 	rootNames := strings.Split(strings.TrimSuffix(root, sep), sep)
@@ -156,7 +156,7 @@ func checkMatch(t *testing.T, f fsruntime.PathFlavor, sep, root, p string) {
 	for i := 0; want && i < len(rootNames); i++ {
 		want = same(rootNames[i], names[i])
 	}
-	if f == fsruntime.UnixPaths {
+	if f == fspath.UnixPaths {
 		r, err := filepath.Rel(root, p)
 		want = err == nil && r != ".." && !strings.HasPrefix(r, "../")
 		if want && (rel != r) {
@@ -173,7 +173,7 @@ func checkMatch(t *testing.T, f fsruntime.PathFlavor, sep, root, p string) {
 		t.Fatalf("within(%q, %q) = %q: not the rest of the path", root, p, rel)
 	}
 	for name := range strings.SplitSeq(rel, sep) {
-		if name == "" || name == "." || name == ".." || f == fsruntime.WindowsPaths && strings.ContainsAny(name, `:/`) {
+		if name == "" || name == "." || name == ".." || f == fspath.WindowsPaths && strings.ContainsAny(name, `:/`) {
 			t.Fatalf("within(%q, %q) = %q: the rest has the name %q", root, p, rel, name)
 		}
 	}

@@ -43,6 +43,7 @@ type machine struct {
 	CPU    string
 	Kernel string
 	Go     string
+	Load   string // the load averages over 1, 5 and 15 minutes, at the start
 }
 
 func describeMachine() machine {
@@ -68,6 +69,11 @@ func describeMachine() machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			m.Load = strings.Join(f[:3], " ")
+		}
+	}
 	return m
 }
 
@@ -82,8 +88,8 @@ func (r *report) markdown() string {
 		p("\n")
 	}
 
-	p("Run %s on %d cores (%s), %s of memory, Linux %s; harness built with %s.\n",
-		r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Cores, r.Machine.CPU, fmtBytes(r.Machine.Memory), r.Machine.Kernel, r.Machine.Go)
+	p("Run %s on %d cores (%s), %s of memory, Linux %s, load average %s at the start; harness built with %s.\n",
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Cores, r.Machine.CPU, fmtBytes(r.Machine.Memory), r.Machine.Kernel, r.Machine.Load, r.Machine.Go)
 	if r.Note != "" {
 		p("%s\n", r.Note)
 	}

@@ -120,8 +120,12 @@ func summarizeRuns(w io.Writer, pairs ratioFlags, files []string) error {
 		return c
 	}
 	p := func(format string, args ...any) { fmt.Fprintf(w, format, args...) }
-	p("%d runs, %s to %s; spread over the runs: min–max (median).\n\n", len(runs),
-		first.Started.UTC().Format("2006-01-02 15:04"), runs[len(runs)-1].Started.UTC().Format("15:04 MST"))
+	var loads []string
+	for _, run := range runs {
+		loads = append(loads, run.Machine.Load)
+	}
+	p("%d runs, %s to %s, on %d cores, load average at the start of each: %s; spread over the runs: min–max (median).\n\n", len(runs),
+		first.Started.UTC().Format("2006-01-02 15:04"), runs[len(runs)-1].Started.UTC().Format("15:04 MST"), first.Machine.Cores, strings.Join(loads, "; "))
 	p("| workload | ratio | throughput, 1 in flight | throughput, %d in flight | p50 latency, 1 in flight | CPU per call |\n|---|---|---:|---:|---:|---:|\n", first.Inflight)
 	for _, row := range first.Rows {
 		for _, q := range ratios {

@@ -145,6 +145,9 @@ func summarizeRuns(w io.Writer, pairs ratioFlags, files []string) error {
 					conc = append(conc, a.Conc.Rate/o.Conc.Rate)
 				}
 			}
+			if len(seq) == 0 { // the pair has no figures on this row
+				continue
+			}
 			p("| %s | %s ÷ %s | %s | %s | %s | %s |\n", row.Name, num, den, spread(seq), spread(conc), spread(lat), spread(cpu))
 		}
 	}
@@ -209,9 +212,9 @@ func spread(v []float64) string {
 }
 
 // fmtFactor shows a ratio with two decimals, enough to see 5 %, and
-// three significant digits from 10 up.
+// three significant digits below 0.1 and from 10 up.
 func fmtFactor(x float64) string {
-	if x < 10 {
+	if x >= 0.1 && x < 10 {
 		return fmt.Sprintf("%.2f×", x)
 	}
 	return sig3(x) + "×"

@@ -102,6 +102,21 @@ func TestRatioFlags(t *testing.T) {
 	}
 }
 
+func TestApplyOnly(t *testing.T) {
+	a, b := &server{Label: "a=1"}, &server{Label: "b"}
+	if err := applyOnly([]*server{a, b}, []string{"a=1=write-4k,edit"}); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.only) != 2 || a.only[0] != rowWriteSmall || a.only[1] != rowEdit || b.only != nil {
+		t.Errorf("a.only = %v, b.only = %v", a.only, b.only)
+	}
+	for _, bad := range []string{"a=1", "c=edit", "b=nope", "b"} {
+		if err := applyOnly([]*server{{Label: "a=1"}, {Label: "b"}}, []string{bad}); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
 // -summarize reads the runs saved with -json and shows each ratio's
 // spread, and each server over its floor.
 func TestSummarize(t *testing.T) {

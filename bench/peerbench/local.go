@@ -114,3 +114,26 @@ func (f ratioFlags) resolve(labels []string, local []bool) ([]ratio, error) {
 	}
 	return out, nil
 }
+
+// applyOnly keeps servers to the rows that -only flags (LABEL=ROWS) give
+// them.
+func applyOnly(servers []*server, flags []string) error {
+	for _, v := range flags {
+		i := strings.LastIndex(v, "=")
+		if i < 0 {
+			return fmt.Errorf("-only %q: want LABEL=ROWS", v)
+		}
+		j := slices.IndexFunc(servers, func(s *server) bool { return s.Label == v[:i] })
+		if j < 0 {
+			return fmt.Errorf("-only %q: no server %q", v, v[:i])
+		}
+		only, err := selectRows(v[i+1:])
+		if err != nil {
+			return fmt.Errorf("-only %q: %w", v, err)
+		}
+		for _, r := range only {
+			servers[j].only = append(servers[j].only, r.ID)
+		}
+	}
+	return nil
+}

@@ -195,10 +195,6 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fx, err := makeFixtures(cfg.cache, log.Printf)
-	if err != nil {
-		return fmt.Errorf("fixtures: %w", err)
-	}
 	labels, local := make([]string, len(cfg.servers)), make([]bool, len(cfg.servers))
 	for i, s := range cfg.servers {
 		labels[i], local[i] = s.Label, s.local
@@ -207,22 +203,12 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, v := range cfg.only {
-		i := strings.LastIndex(v, "=")
-		if i < 0 {
-			return fmt.Errorf("-only %q: want LABEL=ROWS", v)
-		}
-		j := slices.Index(labels, v[:i])
-		if j < 0 {
-			return fmt.Errorf("-only %q: no server %q", v, v[:i])
-		}
-		only, err := selectRows(v[i+1:])
-		if err != nil {
-			return fmt.Errorf("-only %q: %w", v, err)
-		}
-		for _, r := range only {
-			cfg.servers[j].only = append(cfg.servers[j].only, r.ID)
-		}
+	if err := applyOnly(cfg.servers, cfg.only); err != nil {
+		return err
+	}
+	fx, err := makeFixtures(cfg.cache, log.Printf)
+	if err != nil {
+		return fmt.Errorf("fixtures: %w", err)
 	}
 	rep := &report{
 		Ratios:   ratios,

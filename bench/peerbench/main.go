@@ -8,9 +8,16 @@
 // array of strings; {root} in it stands for the directory of the
 // fixtures, which the server must be allowed to use. PROFILE maps the
 // workload to the server's tools: acpfs (mcp-acpfs serve) or reference
-// (@modelcontextprotocol/server-filesystem). The first server is compared
-// with each of the others. bench/run builds, installs and runs the
-// comparison in the repository's BENCHMARKS.md.
+// (@modelcontextprotocol/server-filesystem); or it is floor, with COMMAND
+// sync or nosync, for no server at all: the writes and the edit done in
+// this process (see floorProfile). The first server is compared with each
+// of the others, or -ratio says which pairs to compare; each acpfs server
+// is compared with the floor of its durability. bench/run builds,
+// installs and runs the comparison in the repository's BENCHMARKS.md.
+//
+//	peerbench -summarize [-ratio A:B ...] RUN.json ...
+//
+// prints the spread of the ratios over runs saved with -json.
 //
 // Each row is run on every server in turn, the servers running side by
 // side. A row starts with one call whose result is checked in full, then
@@ -49,6 +56,9 @@ type server struct {
 	Argv    []string // with {root} in place
 
 	profile profile
+	local   bool     // the floor: no process, the operations done in process
+	only    []string // the rows this server runs (-only); nil: all
+	noSync  bool     // writes without syncs (--no-fsync, or the floor's nosync)
 	c       *client
 	hs      handshake
 }
@@ -74,9 +84,16 @@ func parseServer(v string) (*server, error) {
 	if !ok1 || !ok2 || label == "" || command == "" {
 		return nil, fmt.Errorf("%q: want LABEL:PROFILE:COMMAND", v)
 	}
+	if prof == "floor" {
+		if command != "sync" && command != "nosync" {
+			return nil, fmt.Errorf("%q: the floor's command is sync or nosync", v)
+		}
+		sync := command == "sync"
+		return &server{Label: label, Profile: prof, Argv: []string{command}, profile: floorProfile(sync), local: true, noSync: !sync}, nil
+	}
 	p, ok := profiles[prof]
 	if !ok {
-		return nil, fmt.Errorf("%q: unknown profile %q (known: acpfs, reference)", v, prof)
+		return nil, fmt.Errorf("%q: unknown profile %q (known: acpfs, reference, floor)", v, prof)
 	}
 	var argv []string
 	if strings.HasPrefix(strings.TrimSpace(command), "[") {
@@ -89,7 +106,7 @@ func parseServer(v string) (*server, error) {
 	if len(argv) == 0 {
 		return nil, fmt.Errorf("%q: empty command", v)
 	}
-	return &server{Label: label, Profile: prof, Argv: argv, profile: p}, nil
+	return &server{Label: label, Profile: prof, Argv: argv, profile: p, noSync: isNoSync(argv)}, nil
 }
 
 // config is the command line.
@@ -103,6 +120,9 @@ type config struct {
 	rows     string
 	note     string
 	out      string
+	json     string
+	ratios   ratioFlags
+	only     []string // -only flags: LABEL=ROWS
 }
 
 func main() {
@@ -118,7 +138,24 @@ func main() {
 	flag.StringVar(&cfg.rows, "rows", "", "comma-separated ids of the rows to run (default all): "+rowIDs())
 	flag.StringVar(&cfg.note, "note", "", "a line to add to the report's header, such as the servers' runtime versions")
 	flag.StringVar(&cfg.out, "o", "", "also write the report to this file")
+	flag.StringVar(&cfg.json, "json", "", "also write the figures to this file, as JSON, for -summarize")
+	flag.Var(&cfg.ratios, "ratio", "a pair of servers to compare, NUM:DEN by label (repeat; default: the first with each other server)")
+	flag.Func("only", "LABEL=ROWS: run the server LABEL on these rows alone (comma-separated ids; repeat for other servers)", func(v string) error {
+		cfg.only = append(cfg.only, v)
+		return nil
+	})
+	summarize := flag.Bool("summarize", false, "print the spread of the -ratio pairs over the runs saved with -json given as arguments")
 	flag.Parse()
+	if *summarize {
+		if flag.NArg() == 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		if err := summarizeRuns(os.Stdout, cfg.ratios, flag.Args()); err != nil {
+			log.Fatal(err)
+		}
+		return
+	}
 	if len(cfg.servers) == 0 || flag.NArg() > 0 || cfg.inflight < 1 {
 		flag.Usage()
 		os.Exit(2)
@@ -158,11 +195,23 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	labels, local := make([]string, len(cfg.servers)), make([]bool, len(cfg.servers))
+	for i, s := range cfg.servers {
+		labels[i], local[i] = s.Label, s.local
+	}
+	ratios, err := cfg.ratios.resolve(labels, local)
+	if err != nil {
+		return err
+	}
+	if err := applyOnly(cfg.servers, cfg.only); err != nil {
+		return err
+	}
 	fx, err := makeFixtures(cfg.cache, log.Printf)
 	if err != nil {
 		return fmt.Errorf("fixtures: %w", err)
 	}
 	rep := &report{
+		Ratios:   ratios,
 		Started:  time.Now(),
 		Servers:  cfg.servers,
 		Root:     fx.Root,
@@ -178,10 +227,16 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 		if err := start(ctx, s, fx.Root); err != nil {
 			return err
 		}
-		defer s.c.close(5 * time.Second)
+		if s.c != nil {
+			defer s.c.close(5 * time.Second)
+		}
 	}
 	time.Sleep(time.Second) // let start-up work settle before the idle figure
 	for _, s := range cfg.servers {
+		if s.local {
+			rep.IdleStart = append(rep.IdleStart, 0)
+			continue
+		}
 		st, err := readStatus(s.c.pid())
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Label, err)
@@ -202,6 +257,10 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 	}
 	time.Sleep(2 * time.Second)
 	for _, s := range cfg.servers {
+		if s.local {
+			rep.IdleEnd = append(rep.IdleEnd, 0)
+			continue
+		}
 		st, err := readStatus(s.c.pid())
 		if err != nil {
 			return fmt.Errorf("%s: %w", s.Label, err)
@@ -214,7 +273,12 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 			continue
 		}
 		for _, s := range cfg.servers {
-			fresh := &server{Label: s.Label, Profile: s.Profile, Argv: s.Argv, profile: s.profile}
+			// The floor has no fresh rows, nor a server kept off them by -only.
+			if s.local || (s.only != nil && !slices.Contains(s.only, r.ID)) {
+				rep.Cells[r.ID] = append(rep.Cells[r.ID], &cell{NA: true})
+				continue
+			}
+			fresh := &server{Label: s.Label, Profile: s.Profile, Argv: s.Argv, profile: s.profile, noSync: s.noSync}
 			if err := start(ctx, fresh, fx.Root); err != nil {
 				rep.Cells[r.ID] = append(rep.Cells[r.ID], &cell{Err: err})
 				continue
@@ -230,14 +294,24 @@ func run(ctx context.Context, cfg *config, w io.Writer) error {
 	if _, err := io.WriteString(w, text); err != nil {
 		return err
 	}
+	if cfg.json != "" {
+		if err := rep.writeJSON(cfg.json); err != nil {
+			return err
+		}
+	}
 	if cfg.out != "" {
 		return os.WriteFile(cfg.out, []byte(text), 0o644)
 	}
 	return nil
 }
 
-// start starts server s on root and performs the handshake.
+// start starts server s on root and performs the handshake. The floor
+// has nothing to start.
 func start(ctx context.Context, s *server, root string) error {
+	if s.local {
+		s.hs = handshake{Name: "in process", Version: "floor", Protocol: "none"}
+		return nil
+	}
 	argv := make([]string, len(s.Argv))
 	for i, a := range s.Argv {
 		argv[i] = strings.ReplaceAll(a, "{root}", root)
@@ -288,6 +362,7 @@ type cell struct {
 	CPUPerCall time.Duration // the server's CPU time per call, warm-ups included
 	Err        error
 	ErrAfter   time.Duration // how long the failing call took
+	NA         bool          // the server has no such operation (the floor's reads)
 }
 
 // cellRun is one row being run on one server.
@@ -306,6 +381,10 @@ type cellRun struct {
 // makes the checked call and the warm-up calls. A failure is in the cell.
 func startCell(ctx context.Context, cfg *config, fx *fixtures, r row, s *server, c *client) *cellRun {
 	run := &cellRun{c: c, r: r, cell: &cell{}, iters: make([]int, cfg.inflight)}
+	if s.only != nil && !slices.Contains(s.only, r.ID) {
+		run.cell.NA = true
+		return run
+	}
 	fail := func(err error) *cellRun {
 		run.cell.Err = err
 		return run
@@ -319,9 +398,13 @@ func startCell(ctx context.Context, cfg *config, fx *fixtures, r row, s *server,
 		return fail(err)
 	}
 	if o == nil {
-		return fail(errors.New("the profile has no such operation"))
+		run.cell.NA = true
+		return run
 	}
 	run.o, run.cell.Call = o, o.Call
+	if o.Do != nil {
+		return run.startLocal(ctx, cfg, r)
+	}
 	var tool struct {
 		Name string `json:"name"`
 	}
@@ -362,7 +445,7 @@ func startCell(ctx context.Context, cfg *config, fx *fixtures, r row, s *server,
 // phase runs one round of a timed phase with workers calls in flight, and
 // adds it to the cell's figures.
 func (run *cellRun) phase(ctx context.Context, workers int, d time.Duration, minCalls int) {
-	if run.cell.Err != nil {
+	if run.cell.Err != nil || run.cell.NA {
 		return
 	}
 	p, err := timedPhase(ctx, run.c, run.o, run.r, workers, d, minCalls, run.iters)
@@ -423,7 +506,7 @@ func runRow(ctx context.Context, cfg *config, fx *fixtures, r row, servers []*se
 	cells := make([]*cell, len(runs))
 	for i, run := range runs {
 		cells[i] = run.finish()
-		if cells[i].Err != nil {
+		if cells[i].Err != nil && !cells[i].NA {
 			log.Printf("%s: %s: %v", r.ID, servers[i].Label, cells[i].Err)
 		}
 	}
@@ -455,6 +538,9 @@ func checkResult(line []byte, o *op) error {
 // otherwise lose on the machine's shared cores. A call with no reply
 // within the row's timeout fails the phase.
 func timedPhase(ctx context.Context, c *client, o *op, r row, workers int, d time.Duration, minCalls int, iters []int) (*phase, error) {
+	if o.Do != nil {
+		return localPhase(ctx, o, workers, d, minCalls, iters)
+	}
 	minEach := (minCalls + workers - 1) / workers
 	lats := make([][]time.Duration, workers)
 	errs := make([]error, workers)

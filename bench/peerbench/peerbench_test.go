@@ -200,12 +200,15 @@ func TestVerdict(t *testing.T) {
 		{&cell{Err: errSyntax}, mk(1, 1, 1), "✗ fails"},
 		{mk(1, 1, 1), &cell{Err: errSyntax}, "✓ (the peer fails)"},
 	} {
-		if got := verdict(tc.a, tc.o, true); got != tc.want {
+		if got := verdict(tc.a, tc.o, row{Goal: true}); got != tc.want {
 			t.Errorf("verdict(%v/%v, %v/%v) = %q, want %q", tc.a.Seq.Calls, tc.a.Peak, tc.o.Seq.Calls, tc.o.Peak, got, tc.want)
 		}
 	}
-	if got := verdict(mk(1, 1, 1), mk(9, 9, 1), false); got != "(not a goal row)" {
+	if got := verdict(mk(1, 1, 1), mk(9, 9, 1), row{}); got != "(not a goal row)" {
 		t.Errorf("a row outside the goal: %q", got)
+	}
+	if got := verdict(mk(1, 1, 1), mk(9, 9, 1), row{Floor: true}); got != "(against the floor, below)" {
+		t.Errorf("a row judged against the floor: %q", got)
 	}
 }
 

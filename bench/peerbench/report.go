@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -18,6 +19,7 @@ const goalRatio = 3
 
 // report is the outcome of a run.
 type report struct {
+	Ratios   []ratio // the pairs of servers compared
 	Started  time.Time
 	Servers  []*server
 	Root     string
@@ -41,6 +43,7 @@ type machine struct {
 	CPU    string
 	Kernel string
 	Go     string
+	Load   string // the load averages over 1, 5 and 15 minutes, at the start
 }
 
 func describeMachine() machine {
@@ -66,6 +69,11 @@ func describeMachine() machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = strings.TrimSpace(string(b))
 	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			m.Load = strings.Join(f[:3], " ")
+		}
+	}
 	return m
 }
 
@@ -73,16 +81,24 @@ func describeMachine() machine {
 func (r *report) markdown() string {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	first := r.Servers[0]
-	others := r.Servers[1:]
+	cols := func(n int) {
+		for range n {
+			p("---:|")
+		}
+		p("\n")
+	}
 
-	p("Run %s on %d cores (%s), %s of memory, Linux %s; harness built with %s.\n",
-		r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Cores, r.Machine.CPU, fmtBytes(r.Machine.Memory), r.Machine.Kernel, r.Machine.Go)
+	p("Run %s on %d cores (%s), %s of memory, Linux %s, load average %s at the start; harness built with %s.\n",
+		r.Started.UTC().Format("2006-01-02 15:04 MST"), r.Machine.Cores, r.Machine.CPU, fmtBytes(r.Machine.Memory), r.Machine.Kernel, r.Machine.Load, r.Machine.Go)
 	if r.Note != "" {
 		p("%s\n", r.Note)
 	}
 	p("\n")
 	for _, s := range r.Servers {
+		if s.local {
+			p("- **%s**: no server: the writes and the edit done in this process (%s)\n", s.Label, replaceSteps(!s.noSync))
+			continue
+		}
 		p("- **%s**: `%s` (server %s %s, protocol %s)\n", s.Label, r.displayArgv(s.Argv), s.hs.Name, s.hs.Version, s.hs.Protocol)
 	}
 	p("\nEach row started with a call whose result was checked, and %s of untimed calls to warm the server up. "+
@@ -94,43 +110,47 @@ func (r *report) markdown() string {
 		r.Warmup, r.Duration, r.Rounds, r.Inflight, r.Inflight)
 
 	// Throughput and latency.
+	goals := r.goalPairs()
 	p("| workload |")
 	for _, s := range r.Servers {
 		p(" %s calls/s (1 / %d) |", s.Label, r.Inflight)
 	}
-	for _, o := range others {
-		p(" %s ÷ %s (1 / %d) |", first.Label, o.Label, r.Inflight)
+	for _, q := range r.Ratios {
+		p(" %s ÷ %s (1 / %d) |", r.Servers[q.Num].Label, r.Servers[q.Den].Label, r.Inflight)
 	}
 	for _, s := range r.Servers {
 		p(" %s p50 / p99 |", s.Label)
 	}
-	p(" goal (≥ %d× throughput, ≤ ⅓ peak RSS) |\n|---|", goalRatio)
-	for range len(r.Servers)*2 + len(others) + 1 {
-		p("---:|")
+	if len(goals) > 0 {
+		p(" goal (≥ %d× throughput, ≤ ⅓ peak RSS) |", goalRatio)
 	}
-	p("\n")
+	p("\n|---|")
+	cols(len(r.Servers)*2 + len(r.Ratios) + min(len(goals), 1))
 	var notes []string // footnotes: failures and stalls
 	for _, row := range r.Rows {
 		cells := r.Cells[row.ID]
 		p("| %s |", row.Name)
 		for i, c := range cells {
-			if c.Err != nil {
+			switch {
+			case c.NA:
+				p(" – |")
+			case c.Err != nil:
 				p(" fails after %s[^%d] |", fmtDur(c.ErrAfter), len(notes)+1)
 				notes = append(notes, fmt.Sprintf("%s, %s: %v", row.Name, r.Servers[i].Label, c.Err))
-				continue
+			default:
+				p(" %s / %s |", fmtRate(c.Seq.rate()), fmtRate(c.Conc.rate()))
 			}
-			p(" %s / %s |", fmtRate(c.Seq.rate()), fmtRate(c.Conc.rate()))
 		}
-		for i := range others {
-			a, o := cells[0], cells[i+1]
-			if a.Err != nil || o.Err != nil {
+		for _, q := range r.Ratios {
+			a, o := cells[q.Num], cells[q.Den]
+			if !a.ok() || !o.ok() {
 				p(" – |")
 				continue
 			}
 			p(" %s / %s |", fmtRatio(a.Seq.rate(), o.Seq.rate()), fmtRatio(a.Conc.rate(), o.Conc.rate()))
 		}
 		for i, c := range cells {
-			if c.Err != nil || c.Seq == nil {
+			if !c.ok() || c.Seq == nil {
 				p(" – |")
 				continue
 			}
@@ -141,41 +161,73 @@ func (r *report) markdown() string {
 			}
 			p(" |")
 		}
-		var verdicts []string
-		for i := range others {
-			verdicts = append(verdicts, verdict(cells[0], cells[i+1], row.Goal))
+		if len(goals) > 0 {
+			var verdicts []string
+			for _, q := range goals {
+				if v := verdict(cells[q.Num], cells[q.Den], row); !slices.Contains(verdicts, v) {
+					verdicts = append(verdicts, v)
+				}
+			}
+			p(" %s |", strings.Join(verdicts, "; "))
 		}
-		p(" %s |\n", strings.Join(verdicts, "; "))
+		p("\n")
 	}
 	for i, n := range notes {
 		p("\n[^%d]: %s\n", i+1, r.clip(n))
 	}
 
-	// Memory.
+	r.floorTable(p)
+
+	// Memory, of the server processes.
+	var procs []int
+	for i, s := range r.Servers {
+		if !s.local {
+			procs = append(procs, i)
+		}
+	}
+	var memRatios, memGoals []ratio
+	for _, q := range r.Ratios {
+		if !r.Servers[q.Num].local && !r.Servers[q.Den].local {
+			memRatios = append(memRatios, q)
+		}
+	}
+	for _, q := range goals {
+		memGoals = append(memGoals, q)
+	}
 	p("\n| memory |")
-	for _, s := range r.Servers {
-		p(" %s |", s.Label)
+	for _, i := range procs {
+		p(" %s |", r.Servers[i].Label)
 	}
-	for _, o := range others {
-		p(" %s ÷ %s |", first.Label, o.Label)
+	for _, q := range memRatios {
+		p(" %s ÷ %s |", r.Servers[q.Num].Label, r.Servers[q.Den].Label)
 	}
-	p(" goal (≤ ⅓) |\n|---|")
-	for range len(r.Servers) + len(others) + 1 {
-		p("---:|")
+	if len(memGoals) > 0 {
+		p(" goal (≤ ⅓) |")
 	}
-	p("\n")
+	p("\n|---|")
+	cols(len(procs) + len(memRatios) + min(len(memGoals), 1))
 	memRow := func(name string, vals []int64, goal bool) {
 		p("| %s |", name)
-		for _, v := range vals {
-			p(" %s |", fmtBytes(v))
+		for _, i := range procs {
+			p(" %s |", fmtBytes(vals[i]))
 		}
-		var verdicts []string
-		for i := range others {
-			ratio := float64(vals[0]) / float64(vals[i+1])
-			p(" %s |", fmtFrac(ratio))
-			verdicts = append(verdicts, yesNo(goal, ratio <= 1.0/goalRatio))
+		for _, q := range memRatios {
+			p(" %s |", fmtFrac(float64(vals[q.Num])/float64(vals[q.Den])))
 		}
-		p(" %s |\n", strings.Join(verdicts, "; "))
+		if len(memGoals) > 0 {
+			var verdicts []string
+			for _, q := range memGoals {
+				v := "–"
+				if vals[q.Num] > 0 && vals[q.Den] > 0 {
+					v = yesNo(goal, float64(vals[q.Num]) <= float64(vals[q.Den])/goalRatio)
+				}
+				if !slices.Contains(verdicts, v) {
+					verdicts = append(verdicts, v)
+				}
+			}
+			p(" %s |", strings.Join(verdicts, "; "))
+		}
+		p("\n")
 	}
 	if len(r.IdleStart) == len(r.Servers) {
 		memRow("idle RSS after the handshake", r.IdleStart, true)
@@ -190,7 +242,7 @@ func (r *report) markdown() string {
 			vals[i] = c.Peak
 			overall[i] = max(overall[i], c.Peak)
 		}
-		memRow("peak RSS: "+row.Name, vals, row.Goal)
+		memRow("peak RSS: "+row.Name, vals, row.Goal || row.Floor)
 	}
 	memRow("peak RSS over the whole run", overall, true)
 
@@ -199,29 +251,23 @@ func (r *report) markdown() string {
 	for _, s := range r.Servers {
 		p(" %s p50 / p99 with %d in flight |", s.Label, r.Inflight)
 	}
-	for _, s := range r.Servers {
-		p(" %s CPU per call |", s.Label)
+	for _, i := range procs {
+		p(" %s CPU per call |", r.Servers[i].Label)
 	}
 	p("\n|---|")
-	for range len(r.Servers) * 2 {
-		p("---:|")
-	}
-	p("\n")
+	cols(len(r.Servers) + len(procs))
 	for _, row := range r.Rows {
 		p("| %s |", row.Name)
-		for _, c := range r.Cells[row.ID] {
-			if c.Conc == nil {
+		cells := r.Cells[row.ID]
+		for _, c := range cells {
+			if !c.ok() || c.Conc == nil {
 				p(" – |")
 				continue
 			}
 			p(" %s / %s |", fmtDur(percentile(c.Conc.Latency, 50)), fmtDur(percentile(c.Conc.Latency, 99)))
 		}
-		for _, c := range r.Cells[row.ID] {
-			if c.CPUPerCall == 0 {
-				p(" – |")
-				continue
-			}
-			p(" %s |", fmtDur(c.CPUPerCall))
+		for _, i := range procs {
+			p(" %s |", fmtDur(cells[i].CPUPerCall))
 		}
 		p("\n")
 	}
@@ -239,6 +285,10 @@ func (r *report) markdown() string {
 	for _, row := range r.Rows {
 		p("| %s |", row.Name)
 		for _, c := range r.Cells[row.ID] {
+			if c.Call == "" {
+				p(" – |")
+				continue
+			}
 			p(" %s |", c.Call)
 		}
 		p("\n")
@@ -246,9 +296,88 @@ func (r *report) markdown() string {
 	return b.String()
 }
 
+// floorGoal is the goal of the floor rows: our p50 at most floorGoal
+// times the floor's.
+const floorGoal = 1.3
+
+// floorTable renders each acpfs server against the floor of its
+// durability, on the floor rows: p50 and p95 with 1 and with Inflight
+// calls in flight.
+func (r *report) floorTable(p func(string, ...any)) {
+	pairs := r.floorPairs()
+	if len(pairs) == 0 {
+		return
+	}
+	p("\nAgainst the floor, the same replace done in this process with no MCP, in the same rounds; goal: our p50 at most %.1f× the floor's.\n\n", floorGoal)
+	p("| workload | server | in flight | server p50 / p95 | floor p50 / p95 | server ÷ floor, p50 / p95 | goal (p50 ≤ %.1f×) |\n|---|---|---:|---:|---:|---:|---|\n", floorGoal)
+	for _, row := range r.Rows {
+		if !row.Floor {
+			continue
+		}
+		cells := r.Cells[row.ID]
+		for _, q := range pairs {
+			a, f := cells[q.Num], cells[q.Den]
+			for _, n := range []int{1, r.Inflight} {
+				pa, pf := a.Seq, f.Seq
+				if n > 1 {
+					pa, pf = a.Conc, f.Conc
+				}
+				p("| %s | %s | %d |", row.Name, r.Servers[q.Num].Label, n)
+				if !a.ok() || !f.ok() || pa == nil || pf == nil {
+					p(" – | – | – | – |\n")
+					continue
+				}
+				a50, a95 := percentile(pa.Latency, 50), percentile(pa.Latency, 95)
+				f50, f95 := percentile(pf.Latency, 50), percentile(pf.Latency, 95)
+				ok := float64(a50) <= floorGoal*float64(f50)
+				p(" %s / %s | %s / %s | %s / %s | %s |\n", fmtDur(a50), fmtDur(a95), fmtDur(f50), fmtDur(f95),
+					fmtRatio(float64(a50), float64(f50)), fmtRatio(float64(a95), float64(f95)), yesNo(true, ok))
+			}
+		}
+	}
+}
+
+// floorPairs pairs each acpfs server with the first floor of the same
+// durability.
+func (r *report) floorPairs() []ratio {
+	var out []ratio
+	for i, s := range r.Servers {
+		if s.Profile != "acpfs" {
+			continue
+		}
+		for j, f := range r.Servers {
+			if f.local && f.noSync == s.noSync {
+				out = append(out, ratio{i, j})
+				break
+			}
+		}
+	}
+	return out
+}
+
+// goalPairs are the ratios the goal is about: an acpfs server against
+// the reference server.
+func (r *report) goalPairs() []ratio {
+	var out []ratio
+	for _, q := range r.Ratios {
+		if r.Servers[q.Num].Profile == "acpfs" && r.Servers[q.Den].Profile == "reference" {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// ok reports whether the cell has figures.
+func (c *cell) ok() bool { return !c.NA && c.Err == nil }
+
 // verdict says whether row holds the goal for a against o.
-func verdict(a, o *cell, goal bool) string {
-	if !goal {
+func verdict(a, o *cell, row row) string {
+	switch {
+	case a.NA || o.NA:
+		return "–"
+	case row.Floor:
+		return "(against the floor, below)"
+	case !row.Goal:
 		return "(not a goal row)"
 	}
 	switch {

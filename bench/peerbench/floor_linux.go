@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+
+	"golang.org/x/sys/unix"
+)
+
+// replaceSteps describes replaceFile for the report.
+func replaceSteps(sync bool) string {
+	if sync {
+		return "open the directory, lstat, O_TMPFILE, fchmod, write, fdatasync, linkat, rename, fsync the directory"
+	}
+	return "open the directory, lstat, O_TMPFILE, fchmod, write, linkat, rename"
+}
+
+// replaceFile replaces the file at p with content by the system calls of
+// mcp-acpfs's own write on Linux (fsruntime's parentDir.replace): open
+// the directory; lstat the file for its permission bits; open an unnamed
+// file there (O_TMPFILE), give it those bits, write it, sync its data;
+// name it through /proc/self/fd and rename it over the file; sync the
+// directory. Without sync, the two syncs are left out. Where the file
+// system has no O_TMPFILE the temporary file is named from the start.
+func replaceFile(p string, content []byte, sync bool) error {
+	dir, name := filepath.Split(p)
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", dir, err)
+	}
+	defer unix.Close(dfd)
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return fmt.Errorf("lstat %s: %w", p, err)
+	}
+	perm := st.Mode & 0o777
+	tmp := tmpName(name)
+	named := false
+	fd, err := unix.Openat(dfd, ".", unix.O_WRONLY|unix.O_TMPFILE|unix.O_CLOEXEC, perm)
+	if err != nil {
+		named = true
+		if fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm); err != nil {
+			return fmt.Errorf("create a temporary file in %s: %w", dir, err)
+		}
+	}
+	fail := func(what string, err error) error {
+		unix.Close(fd)
+		if named {
+			unix.Unlinkat(dfd, tmp, 0)
+		}
+		return fmt.Errorf("%s %s: %w", what, p, err)
+	}
+	if err := unix.Fchmod(fd, perm); err != nil {
+		return fail("chmod the temporary file of", err)
+	}
+	for b := content; len(b) > 0; {
+		n, err := unix.Write(fd, b)
+		if err != nil && err != unix.EINTR {
+			return fail("write", err)
+		}
+		b = b[max(n, 0):]
+	}
+	if sync {
+		if err := unix.Fdatasync(fd); err != nil {
+			return fail("sync", err)
+		}
+	}
+	if !named {
+		if err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dfd, tmp, unix.AT_SYMLINK_FOLLOW); err != nil {
+			return fail("link the temporary file of", err)
+		}
+		named = true
+	}
+	if err := unix.Close(fd); err != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("close the temporary file of %s: %w", p, err)
+	}
+	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("rename over %s: %w", p, err)
+	}
+	if sync {
+		if err := unix.Fsync(dfd); err != nil {
+			return fmt.Errorf("sync the directory of %s: %w", p, err)
+		}
+	}
+	return nil
+}

@@ -86,8 +86,11 @@ func runAcpNext(t *testing.T, node string, want []string, args ...string) acpNex
 // serverId} and reach the proxy's tools with the SDK's McpOverAcpCaller over
 // mcp/message, MCP 2026-07-28 (server/discover first): a read sees the
 // editor's unsaved buffer, a write lands in the editor and not on the disk,
-// and its mcp/message to the editor's own acp server reaches the editor
-// unchanged while nothing of the proxy's server does.
+// its mcp/message to the editor's own acp server reaches the editor
+// unchanged while nothing of the proxy's server does, and a
+// subscriptions/listen stream's notifications (the acknowledgement, a file's
+// update) reach the agent before the answer that its $/cancel_request
+// brings, in the order the agent's wire record shows.
 func TestMCPOverACPEditorBuffers(t *testing.T) {
 	node := node22(t)
 	t.Parallel()
@@ -99,6 +102,7 @@ func TestMCPOverACPEditorBuffers(t *testing.T) {
 		"read sees the unsaved buffer",
 		"write lands in the editor",
 		"read back the written buffer",
+		"subscriptions/listen: notifications first, $/cancel_request ends it",
 		"fs requests carry the session",
 		"the editor's own acp server is forwarded unchanged",
 		"nothing of ours reaches the editor",
@@ -170,9 +174,12 @@ func TestMCPOverACPNoListeningSocket(t *testing.T) {
 // acp) through the proxy, the agent advertising one MCP transport in
 // capabilities.session.mcp: initialize passes through, two sessions each
 // get an entry of v2's shape on that transport, the tools work on the disk
-// (a v2 editor has no fs), each turn ends idle, and the editor is sent no
-// fs/* and no request of the proxy's own. The agent refuses any entry of a
-// transport it did not advertise, with the SDK's assertSupportedMcpServers.
+// (a v2 editor has no fs), each turn ends idle, session/resume gets an
+// entry too, and the editor is sent no fs/* and no request of the proxy's
+// own. The agent refuses any entry of a transport it did not advertise, with
+// the SDK's assertSupportedMcpServers. Over acp, a subscriptions/listen
+// stream's notifications reach the agent before the answer that its
+// $/cancel_request brings.
 func TestACPv2Sessions(t *testing.T) {
 	node := node22(t)
 	t.Parallel()
@@ -186,6 +193,12 @@ func TestACPv2Sessions(t *testing.T) {
 					"session "+tag+": the prompt answers a messageId and the turn ends idle",
 					"session "+tag+": the tools work on the disk",
 				)
+				if mcp == "acp" {
+					want = append(want, "session "+tag+": subscriptions/listen: notifications first, $/cancel_request ends it")
+				}
+				if tag == "a" {
+					want = append(want, "session a: session/resume gets a v2 "+mcp+" entry, which works")
+				}
 			}
 			want = append(want, "each session has its own entry", "no fs/* and no request of the proxy's own reach the editor")
 			file := "schema.json"

@@ -15,7 +15,8 @@
 //
 //	{steps: [{label, via: {session?, name?} | {serverId}, method, params}]}
 //
-// and each step is one MCP request: to the server named name (default
+// and each step is one MCP request (a step with listen is a long-lived
+// one, see listen below): to the server named name (default
 // acpfs) that session (default the prompt's) was given, or to a raw
 // serverId. Over an acp entry it goes through the SDK's McpOverAcpCaller
 // as mcp/message (server/discover, tools/call, any method); over http or
@@ -26,11 +27,13 @@
 // [{label, serverId, type, method, requestId, outcome, error,
 // notifications}]}. On v1 the prompt then answers end_turn; on v2 the turn
 // runs between a running and an idle state_update and the prompt answers
-// its messageId.
+// its messageId; session/resume (v2) takes the session's new servers,
+// checked as on session/new, and sends the idle state before its answer.
 //
 // --wire FILE records every line it reads and writes (acp-next-wire.mjs).
 // Logs go to stderr.
 
+import fs from "node:fs";
 import { Readable, Writable } from "node:stream";
 
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -122,7 +125,9 @@ async function runStep(client, sessionId, step, sdkClients) {
     return out;
   }
   try {
-    if (out.type === "acp") {
+    if (out.type === "acp" && step.listen) {
+      await listen(client, entry, step, out);
+    } else if (out.type === "acp") {
       out.requestId = `req-${nextId++}`;
       out.outcome = await mcp.request(client, entry.serverId, step.method, step.params, {
         requestId: out.requestId,
@@ -141,6 +146,42 @@ async function runStep(client, sessionId, step, sdkClients) {
     out.error = errorOf(err);
   }
   return out;
+}
+
+// listen runs a step with listen: {touch: {path, content}}, a long-lived
+// request such as subscriptions/listen. Once its first notification
+// (step.listen.first) has come, it writes the file touch names on the disk,
+// waits for a notification of step.listen.then, and cancels the request
+// ($/cancel_request), whose answer or error it records. The waits end at
+// the notifications; the timeout only bounds a hang.
+async function listen(client, entry, step, out) {
+  const waiters = [];
+  const seen = (method) =>
+    new Promise((resolve, reject) => {
+      if (out.notifications.some((n) => n.method === method)) return resolve();
+      const timer = setTimeout(() => reject(new Error(`no ${method} within ${stepTimeout} ms`)), stepTimeout);
+      waiters.push({ method, resolve: () => (clearTimeout(timer), resolve()) });
+    });
+  const cancel = new AbortController();
+  out.requestId = `req-${nextId++}`;
+  const pending = mcp.request(client, entry.serverId, step.method, step.params, {
+    requestId: out.requestId,
+    signal: cancel.signal,
+    onNotification: (n) => {
+      out.notifications.push(n);
+      for (const w of waiters.filter((w) => w.method === n.method)) w.resolve();
+    },
+  });
+  pending.catch(() => {}); // settled below
+  try {
+    await Promise.race([seen(step.listen.first), pending.then(() => Promise.reject(new Error("the request ended before its first notification")))]);
+    fs.writeFileSync(step.listen.touch.path, step.listen.touch.content);
+    await seen(step.listen.then);
+  } finally {
+    cancel.abort();
+    out.cancelled = true;
+  }
+  out.outcome = await pending;
 }
 
 // runScript runs a prompt's script and returns the report.
@@ -223,6 +264,18 @@ if (protocol === 1) {
       });
       await update({ sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
       return { messageId };
+    })
+    .onRequest(acp.methods.agent.session.resume, async ({ params, client }) => {
+      if (!sessions.has(params.sessionId)) throw acp.RequestError.resourceNotFound(params.sessionId);
+      checkServers(params.mcpServers);
+      sessions.set(params.sessionId, { cwd: params.cwd, mcpServers: params.mcpServers ?? [] });
+      log("session/resume", params.sessionId, JSON.stringify((params.mcpServers ?? []).map((s) => [s.type, s.name])));
+      // No replay; the current state, before the answer.
+      await client.notify(acp.methods.client.session.update, {
+        sessionId: params.sessionId,
+        update: { sessionUpdate: "state_update", state: "idle" },
+      });
+      return {};
     });
 }
 

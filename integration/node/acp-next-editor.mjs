@@ -48,7 +48,7 @@ import os from "node:os";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 import * as v1 from "@agentclientprotocol/sdk/unstable";
 import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
@@ -242,6 +242,50 @@ function refused(step, secret) {
 
 const byLabel = (report) => Object.fromEntries((report?.steps ?? []).map((s) => [s.label, s]));
 
+// listenStep is a step that opens subscriptions/listen on file, changes
+// the file on disk once the stream is acknowledged, waits for the update
+// and cancels the request.
+const listenStep = (file) => ({
+  label: "listen",
+  method: "subscriptions/listen",
+  params: { notifications: { resourceSubscriptions: [pathToFileURL(file).href] } },
+  listen: {
+    first: "notifications/subscriptions/acknowledged",
+    then: "notifications/resources/updated",
+    touch: { path: file, content: "changed on disk\n" },
+  },
+});
+
+// checkListen checks a listen step on the agent's wire: its notifications
+// (the acknowledgement first, then the file's update) came before the
+// answer, and so did the agent's $/cancel_request; the answer is -32800 or
+// a result. It returns figures.
+function checkListen(run, step, file) {
+  assert.ok(step, "the step is missing from the agent's report");
+  assert.equal(step.error, undefined, `${step.label}: ${JSON.stringify(step.error)}`);
+  const { agent } = run.records();
+  const req = messages(agent, "out").find((m) => m.method === "mcp/message" && m.params.requestId === step.requestId);
+  assert.ok(req, "the listen request is not on the agent's wire");
+  const notes = messages(agent, "in").filter((m) => m.kind === "notification" && m.method === "mcp/message" && m.params.requestId === step.requestId);
+  const cancel = messages(agent, "out").find((m) => m.method === "$/cancel_request" && isDeepStrictEqual(m.params.requestId, req.id));
+  const answer = answerOf(agent, "in", req.id);
+  assert.ok(answer, "no answer to the listen request");
+  assert.ok(cancel, "the agent sent no $/cancel_request");
+  assert.equal(notes[0]?.params.method, "notifications/subscriptions/acknowledged", `the notifications ${JSON.stringify(notes.map((n) => n.params.method))}`);
+  const uri = pathToFileURL(file).href;
+  assert.ok(notes.some((n) => n.params.method === "notifications/resources/updated" && n.params.params?.uri === uri), `no update of ${uri}`);
+  for (const n of notes) assert.equal(n.params.serverId, req.params.serverId);
+  assert.ok(cancel.seq < answer.seq, "the answer came before the cancel");
+  assert.ok(notes.every((n) => n.seq < answer.seq), "a notification came after the answer");
+  if (answer.error) assert.equal(answer.error.code, -32800, `the answer ${JSON.stringify(answer.error)}`);
+  else assert.ok("result" in answer.result || "error" in answer.result, `the answer ${JSON.stringify(answer.result)}`);
+  return {
+    notifications: notes.map((n) => n.params.method),
+    answer: answer.error ?? Object.keys(answer.result),
+    deliveredBySDK: step.notifications.length,
+  };
+}
+
 // --- ACP v1 editor ---------------------------------------------------------
 
 // V1Editor is the v1 editor: fs/* served from unsaved buffers, and, unless
@@ -374,7 +418,8 @@ async function buffersScenario() {
   const cwd = path.join(base, "project");
   const notes = path.join(cwd, "notes.txt");
   const out = path.join(cwd, "sub", "out.txt");
-  const disk = { [notes]: "disk one\ndisk two\n", [out]: "on disk, untouched\n" };
+  const watched = path.join(cwd, "watched.txt");
+  const disk = { [notes]: "disk one\ndisk two\n", [out]: "on disk, untouched\n", [watched]: "watched\n" };
   tree(disk);
   const buffer = "one\ntwo\nthree\n";
   const written = "written over mcp/message\n";
@@ -400,6 +445,7 @@ async function buffersScenario() {
           { label: "write", method: "tools/call", params: { name: "write_text_file", arguments: { path: out, content: written } } },
           { label: "read back", method: "tools/call", params: { name: "read_text_file", arguments: { path: "sub/out.txt" } } },
           { label: "editor-own", via: { name: "editor-own" }, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } },
+          listenStep(watched),
         ],
       });
       steps = byLabel(report);
@@ -435,6 +481,9 @@ async function buffersScenario() {
     });
     await check("read back the written buffer", async () => {
       assert.equal(toolText(steps["read back"]), written);
+    });
+    await check("subscriptions/listen: notifications first, $/cancel_request ends it", async () => {
+      figures.listen = checkListen(run, steps.listen, watched);
     });
     await check("fs requests carry the session", async () => {
       assert.deepEqual(
@@ -666,6 +715,38 @@ async function socketsScenario() {
   }
 }
 
+// promptV2 sends a v2 prompt of steps and returns its answer and the
+// agent's report, read from the session's updates until idle.
+async function promptV2(session, steps) {
+  const [res, text] = await Promise.all([session.prompt(JSON.stringify({ steps }), opts()), session.readTextUntilIdle(AbortSignal.timeout(stepTimeout))]);
+  const report = JSON.parse(text);
+  assert.equal(report.error, undefined, `the agent's script failed: ${report.error}`);
+  return [res, report];
+}
+
+// v2EntryOf checks a v2 session's servers: the editor's first, unchanged,
+// then one entry of v2's shape on the advertised transport, which it
+// returns.
+function v2EntryOf(report, sessionId, own) {
+  const servers = report.sessions[sessionId]?.mcpServers;
+  assert.ok(servers, `the agent knows no session ${sessionId}`);
+  assert.deepEqual(servers.slice(0, own.length), own, "the editor's own servers did not come first and unchanged");
+  assert.equal(servers.length, own.length + 1, `want one server added, got ${JSON.stringify(servers)}`);
+  const e = servers.at(-1);
+  assert.equal(e.type, transport);
+  assert.equal(e.name, "acpfs");
+  if (transport === "http") {
+    assert.match(e.url, /^http:\/\/127\.0\.0\.1:\d+\//);
+    assert.deepEqual(e.headers.map((h) => h.name), ["Authorization"]);
+  } else if (transport === "stdio") {
+    assert.equal(fs.realpathSync(e.command), fs.realpathSync(bin));
+    assert.deepEqual(e.args, ["relay"]);
+  } else {
+    assert.deepEqual(Object.keys(e).sort(), ["name", "serverId", "type"]);
+  }
+  return e;
+}
+
 async function v2Scenario() {
   // Both speak stable v2, or for acp (in v2's unstable schema only) the
   // unstable entry point: a stable v2 client drops capabilities.session.mcp.acp.
@@ -675,6 +756,7 @@ async function v2Scenario() {
   const disk = {};
   for (const cwd of cwds) {
     disk[path.join(cwd, "notes.txt")] = `disk ${path.basename(cwd)}\n`;
+    disk[path.join(cwd, "watched.txt")] = "watched\n";
   }
   tree(disk);
   // The editor's own server, on the advertised transport (none for acp,
@@ -699,37 +781,21 @@ async function v2Scenario() {
       const tag = path.basename(cwd);
       let report;
       let messageId;
+      let session;
       await check(`session ${tag}: a v2 ${transport} entry after the editor's own`, async () => {
-        const session = await agent.buildSession({ cwd, mcpServers: own }).start(opts());
         const steps = [
           ...(transport === "acp" ? [{ label: "discover", method: "server/discover", params: {} }] : []),
           { label: "list", method: "tools/list", params: {} },
           { label: "read", method: "tools/call", params: { name: "read_text_file", arguments: { path: "notes.txt" } } },
           { label: "write", method: "tools/call", params: { name: "write_text_file", arguments: { path: "out.txt", content: `written in ${tag}\n` } } },
           { label: "read back", method: "tools/call", params: { name: "read_text_file", arguments: { path: path.join(cwd, "out.txt") } } },
+          ...(transport === "acp" ? [listenStep(path.join(cwd, "watched.txt"))] : []),
         ];
-        const [res, text] = await Promise.all([session.prompt(JSON.stringify({ steps }), opts()), session.readTextUntilIdle(AbortSignal.timeout(stepTimeout))]);
+        session = await agent.buildSession({ cwd, mcpServers: own }).start(opts());
+        let res;
+        [res, report] = await promptV2(session, steps);
         messageId = res.messageId;
-        session.dispose();
-        report = JSON.parse(text);
-        assert.equal(report.error, undefined, `the agent's script failed: ${report.error}`);
-        const servers = report.sessions[session.sessionId]?.mcpServers;
-        assert.ok(servers, `the agent knows no session ${session.sessionId}`);
-        assert.deepEqual(servers.slice(0, own.length), own, "the editor's own servers did not come first and unchanged");
-        assert.equal(servers.length, own.length + 1, `want one server added, got ${JSON.stringify(servers)}`);
-        const e = servers.at(-1);
-        entries.push(e);
-        assert.equal(e.type, transport);
-        assert.equal(e.name, "acpfs");
-        if (transport === "http") {
-          assert.match(e.url, /^http:\/\/127\.0\.0\.1:\d+\//);
-          assert.deepEqual(e.headers.map((h) => h.name), ["Authorization"]);
-        } else if (transport === "stdio") {
-          assert.equal(fs.realpathSync(e.command), fs.realpathSync(bin));
-          assert.deepEqual(e.args, ["relay"]);
-        } else {
-          assert.deepEqual(Object.keys(e).sort(), ["name", "serverId", "type"]);
-        }
+        entries.push(v2EntryOf(report, session.sessionId, own));
       });
       await check(`session ${tag}: the prompt answers a messageId and the turn ends idle`, async () => {
         assert.ok(report, "the session did not run");
@@ -748,6 +814,28 @@ async function v2Scenario() {
         assert.equal(fs.readFileSync(path.join(cwd, "out.txt"), "utf8"), `written in ${tag}\n`);
         assert.equal(toolText(steps["read back"]), `written in ${tag}\n`);
       });
+      if (transport === "acp") {
+        await check(`session ${tag}: subscriptions/listen: notifications first, $/cancel_request ends it`, async () => {
+          assert.ok(report, "the session did not run");
+          figures[`listen ${tag}`] = checkListen(run, byLabel(report).listen, path.join(cwd, "watched.txt"));
+        });
+      }
+      if (tag === "a") {
+        // session/resume carries mcpServers too.
+        await check(`session ${tag}: session/resume gets a v2 ${transport} entry, which works`, async () => {
+          assert.ok(session, "the session did not start");
+          await agent.request(sdk.methods.agent.session.resume, { sessionId: session.sessionId, cwd, mcpServers: own }, opts());
+          // The resume's state snapshot came before its answer.
+          for (let m = await session.nextUpdate(AbortSignal.timeout(stepTimeout)); m.kind !== "stop"; m = await session.nextUpdate(AbortSignal.timeout(stepTimeout)));
+          const [, again] = await promptV2(session, [
+            { label: "read after resume", method: "tools/call", params: { name: "read_text_file", arguments: { path: "notes.txt" } } },
+          ]);
+          const e = v2EntryOf(again, session.sessionId, own);
+          figures.resumed = { ...e, headers: undefined, env: undefined };
+          assert.equal(toolText(byLabel(again)["read after resume"]), disk[path.join(cwd, "notes.txt")]);
+        });
+      }
+      session?.dispose();
     }
     await check("each session has its own entry", async () => {
       assert.equal(entries.length, 2);

@@ -14,7 +14,8 @@
 // ClientRequest, AgentNotification, ... as the sender speaks, and params,
 // result or error against the definition the schema gives that method for
 // that sender and kind (mcp/message is a request of the agent and a
-// notification of the client, with different definitions). Ids are checked
+// notification of the client, with different definitions; $/cancel_request
+// goes either way). Ids are checked
 // too: a request id is not reused while pending, and every response answers
 // a pending request of the other side.
 
@@ -119,6 +120,12 @@ function schemaOf(version, file) {
       }
       byEnvelope.set(env, m);
     }
+  }
+  // The protocol's own methods ($/cancel_request) go either way; no
+  // envelope names them.
+  for (const [name, def] of Object.entries(defs)) {
+    if (def["x-side"] !== "protocol" || !def["x-method"]) continue;
+    for (const env of ["ClientNotification", "AgentNotification"]) byEnvelope.get(env).set(def["x-method"], name);
   }
   s = { schema, byEnvelope, file: key };
   compiled.set(key, s);

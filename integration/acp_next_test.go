@@ -12,12 +12,14 @@ import (
 // reports after the run's own: every message the editor and the agent read
 // or wrote is schema-valid (v1/schema.unstable.json, or the v2 schema), and,
 // where order is set, every mcp/message notification reached the agent
-// before the answer to its request.
+// before the answer to its request; and all that is not the proxy's own
+// business passed through JSON-equal and in order.
 func acpNextWire(run, version, file string, order bool) []string {
 	c := []string{
 		run + ": exits with status 0 on stdin EOF",
 		run + ": wire: the editor's messages are valid under " + version + "/" + file,
 		run + ": wire: the agent's messages are valid under " + version + "/" + file,
+		run + ": wire: all else passes through JSON-equal and in order",
 	}
 	if order {
 		c = append(c, run+": wire: mcp/message notifications come before their answer")

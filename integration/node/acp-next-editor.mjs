@@ -35,7 +35,9 @@
 // every message either one read or wrote is validated against the SDK's
 // schema of the protocol spoken (v1/schema.unstable.json; v2/schema.json or,
 // for acp, v2/schema.unstable.json), and on the agent's wire every
-// mcp/message notification must come before the answer to its request.
+// mcp/message notification must come before the answer to its request;
+// comparing the two wires, every message that is not the proxy's own
+// business passed through JSON-equal and in order.
 // The proxy must exit with status 0 when its stdin ends.
 //
 // It prints one JSON summary on stdout: ok, scenario, the checks passed,
@@ -55,7 +57,7 @@ import * as v2 from "@agentclientprotocol/sdk/experimental/v2";
 import * as v2u from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
 import { descendants, listening } from "./acp-next-sockets.mjs";
-import { Wire, checkWire, kind, mcpOrder, readWire } from "./acp-next-wire.mjs";
+import { Wire, checkWire, forwarding, kind, mcpOrder, readWire } from "./acp-next-wire.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -187,6 +189,16 @@ class Run {
       Object.assign(report.agent, checkWire(agent, { role: "agent", version, file: agentFile }));
       assert.ok(agent.length > 0, "the agent's wire is empty");
       assert.deepEqual(report.agent.failures, [], `${report.agent.failures.length} failure(s)`);
+    });
+    await check(`${this.name}: wire: all else passes through JSON-equal and in order`, async () => {
+      // Ours: the serverIds of the entries the proxy appended.
+      const ourServerIds = messages(agent, "in")
+        .filter((m) => m.kind === "request" && Array.isArray(m.params?.mcpServers))
+        .map((m) => m.params.mcpServers.at(-1))
+        .filter((e) => e?.type === "acp" && e.name === "acpfs")
+        .map((e) => e.serverId);
+      report.forwarding = forwarding(editor, agent, { ourServerIds });
+      assert.deepEqual(report.forwarding.failures, []);
     });
     if (order) {
       await check(`${this.name}: wire: mcp/message notifications come before their answer`, async () => {
@@ -874,6 +886,7 @@ const summary = {
       {
         editor: { records: w.editor.records, validated: w.editor.validated, counts: w.editor.counts, failures: w.editor.failures?.slice(0, 20) },
         agent: { records: w.agent.records, validated: w.agent.validated, counts: w.agent.counts, failures: w.agent.failures?.slice(0, 20) },
+        forwarding: w.forwarding && { toAgent: w.forwarding.toAgent, toEditor: w.forwarding.toEditor },
         order: w.order && { requests: w.order.requests, notifications: w.order.notifications, sameRead: w.order.sameRead, failures: w.order.failures },
       },
     ]),

@@ -20,6 +20,7 @@
 // a pending request of the other side.
 
 import fs from "node:fs";
+import { isDeepStrictEqual } from "node:util";
 
 import { Schema } from "./acp-trace.mjs";
 
@@ -256,4 +257,79 @@ export function mcpOrder(records) {
     if (q.answer) sameRead += q.notes.filter((n) => n.read === q.answer.read).length;
   }
   return { requests, notifications, sameRead, failures };
+}
+
+// The methods whose requests get the proxy's MCP server in mcpServers.
+const sessionMethods = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
+
+// forwarding checks, on the editor's and the agent's records of one run,
+// that the proxy passed every message through JSON-equal and in order, in
+// both directions, but for the request ids (renumbered), one MCP server
+// appended to each session request's mcpServers, and what is the proxy's
+// own: on the agent's side the mcp/message traffic of ourServerIds (the
+// proxy answers it), on the editor's its fs/* requests and their answers.
+// Responses are compared by the request they answer, paired across the
+// proxy in order. It returns {toAgent, toEditor, failures}: the numbers of
+// messages compared each way.
+export function forwarding(editorRecords, agentRecords, { ourServerIds }) {
+  const ours = new Set(ourServerIds);
+  const msgs = (records, dir) => records.filter((r) => r.dir === dir && r.msg).map((r) => r.msg);
+  const eOut = msgs(editorRecords, "out");
+  const eIn = msgs(editorRecords, "in");
+  const aOut = msgs(agentRecords, "out");
+  const aIn = msgs(agentRecords, "in");
+
+  // The agent's requests that are the proxy's to answer, and the editor's
+  // requests that are the proxy's own.
+  const ourRequest = (m) => kind(m) === "request" && m.method === "mcp/message" && ours.has(m.params?.serverId);
+  const ourIds = new Set(aOut.filter(ourRequest).map((m) => idKey(m.id)));
+  const ownRequest = (m) => kind(m) === "request" && m.method.startsWith("fs/");
+  const ownIds = new Set(eIn.filter(ownRequest).map((m) => idKey(m.id)));
+
+  // Requests paired across the proxy, in order: the editor's to the agent,
+  // the agent's (not ours) to the editor (not its own).
+  const reqs = (list, skip) => list.filter((m) => kind(m) === "request" && !skip(m)).map((m) => idKey(m.id));
+  const editorReqs = reqs(eOut, () => false); // index → the editor's id
+  const agentGot = reqs(aIn, () => false); // index → the proxy's id to the agent
+  const agentReqs = reqs(aOut, ourRequest);
+  const editorGot = reqs(eIn, ownRequest);
+
+  // normal renders a message without what may differ: a response as the
+  // index of the request it answers in its pairing.
+  const normal = (m, answered, trim) => {
+    const k = kind(m);
+    if (k === "response") {
+      const { id, jsonrpc: _, ...rest } = m;
+      return { answers: answered.indexOf(idKey(id)), ...rest };
+    }
+    const { id: _i, jsonrpc: _j, ...rest } = m;
+    if (trim && sessionMethods.has(m.method) && Array.isArray(m.params?.mcpServers)) {
+      // The agent got one server more, last.
+      return { ...rest, kind: k, params: { ...m.params, mcpServers: m.params.mcpServers.slice(0, -1) } };
+    }
+    return { ...rest, kind: k };
+  };
+  const failures = [];
+  const compare = (way, src, dst) => {
+    for (let i = 0; i < Math.max(src.length, dst.length); i++) {
+      if (!isDeepStrictEqual(src[i], dst[i])) {
+        failures.push({ way, index: i, sent: src[i], got: dst[i] });
+        return;
+      }
+    }
+  };
+  const toAgentSrc = eOut.filter((m) => !(kind(m) === "response" && ownIds.has(idKey(m.id)))).map((m) => normal(m, editorGot, false));
+  const toAgentDst = aIn
+    .filter((m) => !(kind(m) === "response" && ourIds.has(idKey(m.id))))
+    .filter((m) => !(kind(m) === "notification" && m.method === "mcp/message" && ours.has(m.params?.serverId)))
+    .map((m) => normal(m, agentReqs, true));
+  compare("to the agent", toAgentSrc, toAgentDst);
+
+  const toEditorSrc = aOut
+    .filter((m) => !ourRequest(m))
+    .filter((m) => !(kind(m) === "notification" && m.method === "$/cancel_request" && ourIds.has(idKey(m.params?.requestId))))
+    .map((m) => normal(m, agentGot, false));
+  const toEditorDst = eIn.filter((m) => !ownRequest(m)).map((m) => normal(m, editorReqs, false));
+  compare("to the editor", toEditorSrc, toEditorDst);
+  return { toAgent: toAgentSrc.length, toEditor: toEditorSrc.length, failures };
 }

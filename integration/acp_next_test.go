@@ -8,23 +8,29 @@ import (
 	"testing"
 )
 
-// acpNextWire are the checks of one run's wires that node/acp-next-editor.mjs
-// reports after the run's own: every message the editor and the agent read
-// or wrote is schema-valid (v1/schema.unstable.json, or the v2 schema), and,
-// where order is set, every mcp/message notification reached the agent
-// before the answer to its request; and all that is not the proxy's own
-// business passed through JSON-equal and in order.
+// acpNextWire are the checks that node/acp-next-editor.mjs reports after a
+// run's own: the proxy exited with status 0; every message the editor and
+// the agent read or wrote is valid under the SDK's schema file of version;
+// all that is not the proxy's own business passed through JSON-equal and in
+// order; and, where order is set, every mcp/message notification reached
+// the agent before the answer to its request.
 func acpNextWire(run, version, file string, order bool) []string {
-	c := []string{
-		run + ": exits with status 0 on stdin EOF",
-		run + ": wire: the editor's messages are valid under " + version + "/" + file,
-		run + ": wire: the agent's messages are valid under " + version + "/" + file,
-		run + ": wire: all else passes through JSON-equal and in order",
-	}
+	c := acpNextValid(run, version, file)
+	c = append(c, run+": wire: all else passes through JSON-equal and in order")
 	if order {
 		c = append(c, run+": wire: mcp/message notifications come before their answer")
 	}
 	return c
+}
+
+// acpNextValid are the checks of a run whose wires are validated but not
+// compared: the proxy's exit, and every message schema-valid.
+func acpNextValid(run, version, file string) []string {
+	return []string{
+		run + ": exits with status 0 on stdin EOF",
+		run + ": wire: the editor's messages are valid under " + version + "/" + file,
+		run + ": wire: the agent's messages are valid under " + version + "/" + file,
+	}
 }
 
 // acpNextSummary is what node/acp-next-editor.mjs prints.
@@ -212,4 +218,36 @@ func TestACPv2Sessions(t *testing.T) {
 			t.Logf("entries: %s", acpJSON(s.Figures["entries"]))
 		})
 	}
+}
+
+// TestMCPTransportChoice checks which MCP server entry the proxy gives by
+// what the agent advertised and by --mcp-transport: auto prefers acp, then
+// http, then stdio, on v1 and v2; a forced transport wins; and one the agent
+// did not advertise fails initialize with an error naming the flag.
+func TestMCPTransportChoice(t *testing.T) {
+	node := node22(t)
+	t.Parallel()
+	var want []string
+	for _, c := range []struct{ name, protocol, forced, entry string }{
+		{"auto-v1", "v1", "", "acp"},
+		{"auto-v1-http", "v1", "", "http"},
+		{"auto-v2", "v2", "", "http"},
+		{"auto-v2-acp", "v2", "", "acp"},
+		{"forced-http", "v1", "http", "http"},
+		{"forced-stdio-v1", "v1", "stdio", "stdio"},
+		{"forced-acp-v2", "v2", "acp", "acp"},
+		{"forced-acp-refused", "v1", "acp", ""},
+		{"forced-http-refused-v2", "v2", "http", ""},
+	} {
+		if c.entry != "" {
+			want = append(want, c.name+": the agent gets the "+c.entry+" entry")
+			want = append(want, acpNextWire(c.name, c.protocol, "schema.unstable.json", false)...)
+		} else {
+			// The refusal replaces the agent's answer: no comparison.
+			want = append(want, c.name+": initialize fails naming --mcp-transport "+c.forced)
+			want = append(want, acpNextValid(c.name, c.protocol, "schema.unstable.json")...)
+		}
+	}
+	s := runAcpNext(t, node, want, "--scenario", "transport")
+	t.Logf("refusals: %s; %s", acpJSON(s.Figures["forced-acp-refused"]), acpJSON(s.Figures["forced-http-refused-v2"]))
 }

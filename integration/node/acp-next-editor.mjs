@@ -30,6 +30,9 @@
 //     an entry of v2's shape on the transport the agent advertised, the
 //     tools work on the disk, each turn ends idle, and no fs/* (no request
 //     of the proxy's own at all) reaches the editor.
+//   - transport: --mcp-transport auto picks acp, then http, then stdio, by
+//     what the agent advertised (v1 and v2); a forced transport wins, and
+//     one the agent did not advertise fails initialize naming the flag.
 //
 // In every scenario both peers record their wire (acp-next-wire.mjs) and
 // every message either one read or wrote is validated against the SDK's
@@ -69,7 +72,7 @@ const bin = flag("--bin") || process.env.MCP_ACPFS_BIN;
 const scenario = flag("--scenario");
 const transport = flag("--mcp") ?? "acp";
 const keep = argv.includes("--keep");
-const scenarios = ["buffers", "unknown", "sessions", "sockets", "v2"];
+const scenarios = ["buffers", "unknown", "sessions", "sockets", "v2", "transport"];
 if (!bin || !scenarios.includes(scenario) || !["acp", "http", "stdio"].includes(transport)) {
   console.error(`usage: node acp-next-editor.mjs --bin /path/to/mcp-acpfs --scenario ${scenarios.join("|")} [--mcp acp|http|stdio] [--keep]`);
   process.exit(2);
@@ -126,16 +129,16 @@ function tree(files) {
 
 // A Run is one proxy with its agent, and the editor's connection to it.
 class Run {
-  // agent is the agent's argv after node; app builds the editor's client
-  // app on sdk.
-  constructor(name, sdk, agent, app) {
+  // agent is the agent's argv after node; app is the editor's client app
+  // on sdk; flags go to the proxy.
+  constructor(name, sdk, agent, app, flags = []) {
     this.name = name;
     this.dir = path.join(base, name);
     fs.mkdirSync(this.dir, { recursive: true });
     this.editorWire = path.join(this.dir, "editor-wire.jsonl");
     this.agentWire = path.join(this.dir, "agent-wire.jsonl");
     this.trace = path.join(this.dir, "trace.jsonl");
-    this.child = spawn(bin, ["proxy", "--trace", this.trace, "--log-level", "debug", "--", process.execPath, ...agent], {
+    this.child = spawn(bin, ["proxy", "--trace", this.trace, "--log-level", "debug", ...flags, "--", process.execPath, ...agent], {
       cwd: this.dir,
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -177,7 +180,7 @@ class Run {
   }
 
   // checkWires validates both wires against the schema file of version.
-  async checkWires(version, editorFile, agentFile, { order = false } = {}) {
+  async checkWires(version, editorFile, agentFile, { order = false, faithful = true } = {}) {
     const { editor, agent } = this.records();
     const report = { editor: { records: editor.length }, agent: { records: agent.length } };
     await check(`${this.name}: wire: the editor's messages are valid under ${version}/${editorFile}`, async () => {
@@ -190,7 +193,7 @@ class Run {
       assert.ok(agent.length > 0, "the agent's wire is empty");
       assert.deepEqual(report.agent.failures, [], `${report.agent.failures.length} failure(s)`);
     });
-    await check(`${this.name}: wire: all else passes through JSON-equal and in order`, async () => {
+    if (faithful) await check(`${this.name}: wire: all else passes through JSON-equal and in order`, async () => {
       // Ours: the serverIds of the entries the proxy appended.
       const ourServerIds = messages(agent, "in")
         .filter((m) => m.kind === "request" && Array.isArray(m.params?.mcpServers))
@@ -342,9 +345,9 @@ class V1Editor {
     this.app = app;
   }
 
-  // start runs the proxy with agent behind it.
-  start(name, agent) {
-    this.run = new Run(name, v1, agent, this.app);
+  // start runs the proxy, with flags, and agent behind it.
+  start(name, agent, flags = []) {
+    this.run = new Run(name, v1, agent, this.app, flags);
     if (this.provider) {
       this.own = this.provider.registerServer(this.run.conn.agent, {
         name: "editor-own",
@@ -727,6 +730,61 @@ async function socketsScenario() {
   }
 }
 
+// The transport the proxy picks, by what the agent advertised and by
+// --mcp-transport: [name, protocol, advertised, flag, the entry's type or
+// null for a refusal].
+const transportCases = [
+  ["auto-v1", 1, "acp,http", null, "acp"],
+  ["auto-v1-http", 1, "http", null, "http"],
+  ["auto-v2", 2, "stdio,http", null, "http"],
+  ["auto-v2-acp", 2, "stdio,http,acp", null, "acp"],
+  ["forced-http", 1, "acp,http", "http", "http"],
+  ["forced-stdio-v1", 1, "acp", "stdio", "stdio"],
+  ["forced-acp-v2", 2, "stdio,acp", "acp", "acp"],
+  ["forced-acp-refused", 1, "http", "acp", null],
+  ["forced-http-refused-v2", 2, "stdio", "http", null],
+];
+
+// transportScenario checks which entry the agent gets (in the agent's
+// session/new, on its wire), and that a forced transport the agent did
+// not advertise fails initialize with an error naming the flag.
+async function transportScenario() {
+  const cwd = path.join(base, "project");
+  tree({ [path.join(cwd, "notes.txt")]: "disk\n" });
+  for (const [name, protocol, advertised, forced, want] of transportCases) {
+    const flags = forced ? ["--mcp-transport", forced] : [];
+    const sdk = protocol === 1 ? v1 : v2u;
+    const run = new Run(name, sdk, agentArgs(name, protocol, advertised), sdk.client({ name: "acp-next-editor" }), flags);
+    const init =
+      protocol === 1
+        ? { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true } }, clientInfo: { name: "acp-next-editor", version: "1.0.0" } }
+        : { protocolVersion: 2, info: { name: "acp-next-editor", version: "1.0.0" }, capabilities: {} };
+    try {
+      await check(`${name}: ${want ? `the agent gets the ${want} entry` : `initialize fails naming --mcp-transport ${forced}`}`, async () => {
+        if (!want) {
+          await assert.rejects(run.conn.agent.request(sdk.methods.agent.initialize, init, opts()), (err) => {
+            assert.ok(err.message.includes(`--mcp-transport ${forced}`), `the error ${err.message} ${JSON.stringify(err.data)}`);
+            figures[name] = { code: err.code, message: err.message };
+            return true;
+          });
+          return;
+        }
+        await run.conn.agent.request(sdk.methods.agent.initialize, init, opts());
+        await run.conn.agent.request(sdk.methods.agent.session.new, { cwd, mcpServers: [] }, opts());
+        const got = messages(run.records().agent, "in").find((m) => m.method === "session/new");
+        const e = got?.params.mcpServers?.at(-1);
+        assert.equal(e?.name, "acpfs", `the agent's servers ${JSON.stringify(got?.params.mcpServers)}`);
+        assert.equal(e.type ?? "stdio", want);
+        if (protocol === 2) assert.equal(e.type, want, "a v2 entry without its type");
+      });
+    } finally {
+      await run.stop();
+    }
+    // A refusal replaces the agent's initialize answer.
+    await run.checkWires(protocol === 1 ? "v1" : "v2", "schema.unstable.json", "schema.unstable.json", { faithful: want !== null });
+  }
+}
+
 // promptV2 sends a v2 prompt of steps and returns its answer and the
 // agent's report, read from the session's updates until idle.
 async function promptV2(session, steps) {
@@ -865,7 +923,14 @@ async function v2Scenario() {
   await run.checkWires("v2", schemaFile, schemaFile, { order: transport === "acp" });
 }
 
-const scenarioFns = { buffers: buffersScenario, unknown: unknownScenario, sessions: sessionsScenario, sockets: socketsScenario, v2: v2Scenario };
+const scenarioFns = {
+  buffers: buffersScenario,
+  unknown: unknownScenario,
+  sessions: sessionsScenario,
+  sockets: socketsScenario,
+  v2: v2Scenario,
+  transport: transportScenario,
+};
 try {
   await scenarioFns[scenario]();
 } catch (err) {

@@ -10,8 +10,8 @@
 // agentCapabilities.mcpCapabilities {acp: true, ...}, on v2
 // capabilities.session.mcp {acp: {}, ...}. On session/new it refuses, with
 // -32602, a server whose transport it did not advertise (v2: the SDK's
-// assertSupportedMcpServers; v1: the same rule, where an entry without a
-// type is stdio) and records the servers. A prompt is
+// assertSupportedMcpServers; v1: the same rule, but stdio, untyped, which
+// v1 makes every agent's, passes) and records the servers. A prompt is
 //
 //	{steps: [{label, via: {session?, name?} | {serverId}, method, params}]}
 //
@@ -148,12 +148,12 @@ async function runStep(client, sessionId, step, sdkClients) {
   return out;
 }
 
-// listen runs a step with listen: {touch: {path, content}}, a long-lived
-// request such as subscriptions/listen. Once its first notification
-// (step.listen.first) has come, it writes the file touch names on the disk,
-// waits for a notification of step.listen.then, and cancels the request
-// ($/cancel_request), whose answer or error it records. The waits end at
-// the notifications; the timeout only bounds a hang.
+// listen runs a step with listen: {first, then, touch: {path, content}}, a
+// long-lived request such as subscriptions/listen. Once a notification of
+// method first has come, it writes touch's file on the disk, waits for a
+// notification of method then, and cancels the request ($/cancel_request),
+// whose answer or error it records. The waits end at the notifications; the
+// timeout only bounds a hang.
 async function listen(client, entry, step, out) {
   const waiters = [];
   const seen = (method) =>

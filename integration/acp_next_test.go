@@ -95,7 +95,9 @@ func runAcpNext(t *testing.T, node string, want []string, args ...string) acpNex
 // mcp/message, MCP 2026-07-28 (server/discover first): a read sees the
 // editor's unsaved buffer, a write lands in the editor and not on the disk,
 // its mcp/message to the editor's own acp server reaches the editor
-// unchanged while nothing of the proxy's server does, and a
+// unchanged (and so do the editor's progress on the way back, the agent's
+// $/cancel_request and the editor's -32800) while nothing of the proxy's
+// server does, and a
 // subscriptions/listen stream's notifications (the acknowledgement, a file's
 // update) reach the agent before the answer that its $/cancel_request
 // brings, in the order the agent's wire record shows.
@@ -113,6 +115,7 @@ func TestMCPOverACPEditorBuffers(t *testing.T) {
 		"subscriptions/listen: notifications first, $/cancel_request ends it",
 		"fs requests carry the session",
 		"the editor's own acp server is forwarded unchanged",
+		"the editor's own server: progress first, $/cancel_request forwarded, -32800 back",
 		"nothing of ours reaches the editor",
 	}, acpNextWire("buffers", "v1", "schema.unstable.json", true)...), "--scenario", "buffers")
 }

@@ -148,8 +148,8 @@ async function runStep(client, sessionId, step, sdkClients) {
   return out;
 }
 
-// listen runs a step with listen: {first, then, touch: {path, content}}, a
-// long-lived request such as subscriptions/listen. Once a notification of
+// listen runs a step with listen: {first, then?, touch?: {path, content}},
+// a long-lived request such as subscriptions/listen. Once a notification of
 // method first has come, it writes touch's file on the disk, waits for a
 // notification of method then, and cancels the request ($/cancel_request),
 // whose answer or error it records. The waits end at the notifications; the
@@ -175,13 +175,17 @@ async function listen(client, entry, step, out) {
   pending.catch(() => {}); // settled below
   try {
     await Promise.race([seen(step.listen.first), pending.then(() => Promise.reject(new Error("the request ended before its first notification")))]);
-    fs.writeFileSync(step.listen.touch.path, step.listen.touch.content);
-    await seen(step.listen.then);
+    if (step.listen.touch) fs.writeFileSync(step.listen.touch.path, step.listen.touch.content);
+    if (step.listen.then) await seen(step.listen.then);
   } finally {
     cancel.abort();
     out.cancelled = true;
   }
-  out.outcome = await pending;
+  try {
+    out.outcome = await pending;
+  } catch (err) {
+    out.error = errorOf(err);
+  }
 }
 
 // runScript runs a prompt's script and returns the report.

@@ -351,13 +351,20 @@ class V1Editor {
     if (this.provider) {
       this.own = this.provider.registerServer(this.run.conn.agent, {
         name: "editor-own",
-        handler: ({ method, params }) => {
+        handler: ({ method, params, notify, signal }) => {
           this.mcpRequests.push({ method, params });
           if (method === "server/discover") {
             return { result: { supportedVersions: [v1.MCP_PROTOCOL_VERSION], capabilities: { tools: {} }, serverInfo: { name: "editor-own", version: "1" } } };
           }
           if (method === "tools/call" && params?.name === "echo") {
             return { result: { content: [{ type: "text", text: `editor-own: ${params.arguments?.text}` }] } };
+          }
+          if (method === "tools/call" && params?.name === "wait") {
+            // Progress, then wait for the caller's cancel: the provider
+            // answers -32800.
+            return notify("notifications/progress", { progressToken: "wait", progress: 1 }).then(
+              () => new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true })),
+            );
           }
           throw new v1.McpProtocolError(-32601, `editor-own has no ${method}`);
         },
@@ -461,6 +468,13 @@ async function buffersScenario() {
           { label: "read back", method: "tools/call", params: { name: "read_text_file", arguments: { path: "sub/out.txt" } } },
           { label: "editor-own", via: { name: "editor-own" }, method: "tools/call", params: { name: "echo", arguments: { text: "hi" } } },
           listenStep(watched),
+          {
+            label: "editor-own wait",
+            via: { name: "editor-own" },
+            method: "tools/call",
+            params: { name: "wait", arguments: {} },
+            listen: { first: "notifications/progress" },
+          },
         ],
       });
       steps = byLabel(report);
@@ -514,22 +528,45 @@ async function buffersScenario() {
     });
     await check("the editor's own acp server is forwarded unchanged", async () => {
       assert.equal(toolText(steps["editor-own"]), "editor-own: hi");
-      assert.deepEqual(ed.mcpRequests.map((r) => r.method), ["tools/call"]);
+      assert.deepEqual(ed.mcpRequests.map((r) => r.params?.name), ["echo", "wait"]);
       const { editor, agent } = run.records();
       const sent = messages(agent, "out").filter((m) => m.method === "mcp/message" && m.params.serverId === ed.own.serverId);
       const got = messages(editor, "in").filter((m) => m.method === "mcp/message");
-      assert.equal(sent.length, 1);
-      assert.equal(got.length, 1, "the editor got other mcp/message requests than its own server's");
+      assert.equal(sent.length, 2);
+      assert.equal(got.length, 2, "the editor got other mcp/message requests than its own server's");
       assert.deepEqual(got[0].params, sent[0].params, "the forwarded params differ");
       const answer = answerOf(editor, "out", got[0].id);
       const received = answerOf(agent, "in", sent[0].id);
       assert.deepEqual(received?.result, answer?.result, "the forwarded answer differs");
+    });
+    await check("the editor's own server: progress first, $/cancel_request forwarded, -32800 back", async () => {
+      const step = steps["editor-own wait"];
+      assert.ok(step, "the step is missing from the agent's report");
+      assert.equal(step.error?.code, -32800, `the wait ended with ${JSON.stringify(step.error ?? step.outcome)}`);
+      const { editor, agent } = run.records();
+      const sent = messages(agent, "out").find((m) => m.method === "mcp/message" && m.params.requestId === step.requestId);
+      const got = messages(editor, "in").find((m) => m.method === "mcp/message" && m.params.requestId === step.requestId);
+      assert.ok(sent && got, "the wait is missing from a wire");
+      // The editor's progress reached the agent before the answer.
+      const notes = messages(agent, "in").filter((m) => m.kind === "notification" && m.method === "mcp/message" && m.params.requestId === step.requestId);
+      const answer = answerOf(agent, "in", sent.id);
+      assert.deepEqual(notes.map((n) => n.params.method), ["notifications/progress"]);
+      assert.ok(answer && notes[0].seq < answer.seq, "the progress came after the answer");
+      // The agent's cancel reached the editor, for the editor's id.
+      const cancel = messages(editor, "in").find((m) => m.method === "$/cancel_request");
+      assert.ok(cancel, "no $/cancel_request reached the editor");
+      assert.deepEqual(cancel.params, { requestId: got.id });
+      const edAnswer = answerOf(editor, "out", got.id);
+      assert.equal(edAnswer?.error?.code, -32800);
+      assert.deepEqual(answer.error, edAnswer.error, "the -32800 differs on its way back");
     });
     await check("nothing of ours reaches the editor", async () => {
       const { editor } = run.records();
       const requests = messages(editor, "in").filter((m) => m.kind === "request");
       const methods = [...new Set(requests.map((m) => m.method))].sort();
       assert.deepEqual(methods, ["fs/read_text_file", "fs/write_text_file", "mcp/message"]);
+      const notes = [...new Set(messages(editor, "in").filter((m) => m.kind === "notification").map((m) => m.method))].sort();
+      assert.deepEqual(notes, ["$/cancel_request", "session/update"]);
       for (const m of requests.filter((m) => m.method === "mcp/message")) {
         assert.equal(m.params.serverId, ed.own.serverId, `the editor was sent an mcp/message for ${m.params.serverId}`);
       }

@@ -294,8 +294,18 @@ export function forwarding(editorRecords, agentRecords, { ourServerIds }) {
   const agentReqs = reqs(aOut, ourRequest);
   const editorGot = reqs(eIn, ownRequest);
 
+  // cancelled: for the pairing a message's responses use, the one its
+  // $/cancel_request uses (the requests it sent on its hop).
+  const cancelled = new Map([
+    [editorGot, editorReqs],
+    [agentReqs, agentGot],
+    [agentGot, agentReqs],
+    [editorReqs, editorGot],
+  ]);
+
   // normal renders a message without what may differ: a response as the
-  // index of the request it answers in its pairing.
+  // index of the request it answers in its pairing, a $/cancel_request as
+  // the index of the request it cancels.
   const normal = (m, answered, trim) => {
     const k = kind(m);
     if (k === "response") {
@@ -303,6 +313,10 @@ export function forwarding(editorRecords, agentRecords, { ourServerIds }) {
       return { answers: answered.indexOf(idKey(id)), ...rest };
     }
     const { id: _i, jsonrpc: _j, ...rest } = m;
+    if (m.method === "$/cancel_request") {
+      // It names a request of the other side, by the id on its own hop.
+      return { ...rest, kind: k, params: { ...m.params, requestId: cancelled.get(answered).indexOf(idKey(m.params?.requestId)) } };
+    }
     if (trim && sessionMethods.has(m.method) && Array.isArray(m.params?.mcpServers)) {
       // The agent got one server more, last.
       return { ...rest, kind: k, params: { ...m.params, mcpServers: m.params.mcpServers.slice(0, -1) } };

@@ -14,6 +14,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/mcp-acpfs/mcp-acpfs/internal/loopback"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
 // Environment variables that carry a stdio entry's relay socket and secret.
@@ -23,15 +27,17 @@ const (
 )
 
 // An MCPServerEntry is an ACP McpServer: how the agent reaches a session's
-// MCP server. Type is "http" for Streamable HTTP, or "" for stdio.
+// MCP server. Type is "http" for Streamable HTTP, "" for stdio as ACP v1
+// has it, "stdio" for stdio as v2 has it, or "acp" for MCP over ACP.
 type MCPServerEntry struct {
-	Type    string
-	Name    string
-	URL     string      // http
-	Headers []NameValue // http
-	Command string      // stdio
-	Args    []string    // stdio
-	Env     []NameValue // stdio
+	Type     string
+	Name     string
+	URL      string      // http
+	Headers  []NameValue // http
+	Command  string      // stdio
+	Args     []string    // stdio
+	Env      []NameValue // stdio
+	ServerID string      // acp
 }
 
 // NameValue is an ACP HttpHeader or EnvVariable.
@@ -43,13 +49,18 @@ type NameValue struct {
 // MarshalJSON gives the entry in the shape the ACP schema requires of its
 // variant, with every required member present.
 func (e MCPServerEntry) MarshalJSON() ([]byte, error) {
-	if e.Type == "" {
+	switch e.Type {
+	case "":
 		return json.Marshal(struct {
 			Name    string      `json:"name"`
 			Command string      `json:"command"`
 			Args    []string    `json:"args"`
 			Env     []NameValue `json:"env"`
 		}{e.Name, e.Command, nonNil(e.Args), nonNil(e.Env)})
+	case "stdio":
+		return marshalTypedStdio(e)
+	case "acp":
+		return marshalACPEntry(e)
 	}
 	return json.Marshal(struct {
 		Type    string      `json:"type"`
@@ -121,7 +132,7 @@ func (s *Session) StdioEntry() (MCPServerEntry, error) {
 // httpHandler serves the session over Streamable HTTP.
 func (s *Session) httpHandler() http.Handler {
 	s.httpOnce.Do(func() {
-		s.httpSrv, s.httpH = newStreamableHTTP(s.mcp, slog.New(lowerInfo{s.bridge.log.Handler()}), nil)
+		s.httpSrv, s.httpH = mcptransport.NewStreamableHTTP(s.mcp, slog.New(mcpserve.LowerInfo(s.bridge.log.Handler())), nil)
 	})
 	return s.httpH
 }
@@ -152,10 +163,10 @@ func (b *Bridge) httpEndpoint() (*httpEndpoint, error) {
 			// The headers, and then the body, each get the timeout. The
 			// body's starts before anything looks at the request, so one
 			// that stalls halfway is dropped even when it is refused.
-			Handler:           bodyTimeout(GuardHTTP(limitBody(http.HandlerFunc(b.serveHTTP), int64(MessageLimit(b.opts.MaxFileSize))), ""), timeout),
+			Handler:           mcptransport.BodyTimeout(mcptransport.GuardHTTP(mcptransport.LimitBody(http.HandlerFunc(b.serveHTTP), int64(mcpserve.MessageLimit(b.opts.MaxFileSize))), ""), timeout),
 			ReadHeaderTimeout: timeout,
 		},
-		url: "http://" + ln.Addr().String() + EndpointPath,
+		url: "http://" + ln.Addr().String() + mcptransport.EndpointPath,
 	}
 	go ep.srv.Serve(ln)
 	b.http = ep
@@ -164,11 +175,11 @@ func (b *Bridge) httpEndpoint() (*httpEndpoint, error) {
 }
 
 func (b *Bridge) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != EndpointPath {
+	if r.URL.Path != mcptransport.EndpointPath {
 		http.NotFound(w, r)
 		return
 	}
-	secret, ok := bearerToken(r.Header.Values("Authorization"))
+	secret, ok := loopback.BearerToken(r.Header.Values("Authorization"))
 	var s *Session
 	if ok {
 		s = b.lookup(secret)
@@ -202,7 +213,7 @@ type unixEndpoint struct {
 }
 
 // DefaultHandshakeTimeout is the default of [BridgeOptions.HandshakeTimeout].
-const DefaultHandshakeTimeout = 10 * time.Second
+const DefaultHandshakeTimeout = mcptransport.DefaultHandshakeTimeout
 
 // handshakeTimeout returns BridgeOptions.HandshakeTimeout or its default.
 func (b *Bridge) handshakeTimeout() time.Duration {
@@ -210,23 +221,6 @@ func (b *Bridge) handshakeTimeout() time.Duration {
 		return b.opts.HandshakeTimeout
 	}
 	return DefaultHandshakeTimeout
-}
-
-// bodyTimeout gives a request d from when its handling starts to send its
-// whole body, by setting the connection's read deadline: a body that stalls
-// fails its reads, and the server drops the connection. net/http clears
-// the deadline once the body has been read to its end (it then watches the
-// connection for a close), so a response streamed after it, such as
-// text/event-stream, is not cut.
-func bodyTimeout(next http.Handler, d time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Body != nil && r.Body != http.NoBody {
-			// A ResponseWriter that cannot set it (a test's recorder)
-			// has no connection to stall.
-			_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
-		}
-		next.ServeHTTP(w, r)
-	})
 }
 
 func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
@@ -258,6 +252,7 @@ func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
 		}
 	})
 	b.unix = ep
+	b.log.Debug("serving the relay socket", "path", ep.path)
 	return ep, nil
 }
 
@@ -290,7 +285,7 @@ func (b *Bridge) serveRelay(conn *net.UnixConn) {
 		return
 	}
 	// Bytes the relay sent after its secret are already in br.
-	ServeStream(s.ctx, s.mcp, bufferedConn{br, conn}, s.bridge.log)
+	mcptransport.ServeStream(s.ctx, s.mcp, bufferedConn{br, conn}, s.transport)
 }
 
 // bufferedConn reads through a bufio.Reader that may hold read-ahead.

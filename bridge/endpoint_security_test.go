@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
 
 // endpointHangGuard bounds how long a test waits for the endpoints to drop
@@ -88,9 +89,9 @@ func relayHandshake(t *testing.T, socket, hello string) string {
 // secret reaches that session and nothing of the first.
 func TestRelaySecrets(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := newBridge(t, ed)
-	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
-	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
+	b := sessiontest.NewBridge(t, ed)
+	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
+	a, bs := sessiontest.OpenSession(t, b, dirA, "sess-A"), sessiontest.OpenSession(t, b, dirB, "sess-B")
 	socket, secretA := relayEnv(t, a)
 	socketB, secretB := relayEnv(t, bs)
 	if socketB != socket || secretB == secretA {
@@ -144,8 +145,8 @@ func TestRelaySecrets(t *testing.T) {
 // a session's secret, and serves it otherwise.
 func TestHTTPEndpointHostAndOrigin(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := newBridge(t, ed)
-	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
+	b := sessiontest.NewBridge(t, ed)
+	s := sessiontest.OpenSession(t, b, sessiontest.Workspace(t, ed, "A"), "sess-A")
 	entry, err := s.HTTPEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -199,11 +200,11 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // stalled connection is closed by the bridge after its HandshakeTimeout.
 func TestEndpointsDropStalledConnections(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 100 * time.Millisecond})
-	b.Initialize(json.RawMessage(fsCapabilities))
+	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 100 * time.Millisecond})
+	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
 	t.Cleanup(func() { b.Close() })
-	a := openSession(t, b, workspace(t, ed, "A"), "sess-A")
-	other := openSession(t, b, workspace(t, ed, "B"), "sess-B")
+	a := sessiontest.OpenSession(t, b, sessiontest.Workspace(t, ed, "A"), "sess-A")
+	other := sessiontest.OpenSession(t, b, sessiontest.Workspace(t, ed, "B"), "sess-B")
 	entryA, err := a.HTTPEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -287,10 +288,10 @@ func TestHTTPEndpointStreamsOutliveTheTimeout(t *testing.T) {
 			}
 		}
 	}}
-	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 50 * time.Millisecond})
-	b.Initialize(json.RawMessage(fsCapabilities))
+	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 50 * time.Millisecond})
+	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
 	t.Cleanup(func() { b.Close() })
-	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
+	s := sessiontest.OpenSession(t, b, sessiontest.Workspace(t, ed, "A"), "sess-A")
 	entry, err := s.HTTPEntry()
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 )
 
@@ -31,12 +30,12 @@ func ExampleBridge() {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	ed.Buffers.Set(filepath.Join(cwd, "notes.txt"), "unsaved in the editor\n")
 	editorEnd, agentEnd := net.Pipe()
-	jsonrpc2.NewConn(ctx, wire.NewStream(editorEnd, wire.ReaderOptions{}),
+	jsonrpc2.NewConn(ctx, bridge.NewObjectStream(editorEnd, nil),
 		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.Handle)))
 
 	// The agent side. Its connection to the editor is the bridge's
 	// route to the editor's fs methods.
-	conn := jsonrpc2.NewConn(ctx, wire.NewStream(agentEnd, wire.ReaderOptions{}),
+	conn := jsonrpc2.NewConn(ctx, bridge.NewObjectStream(agentEnd, nil),
 		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
 			return nil, nil // the agent's own ACP methods go here
 		})))

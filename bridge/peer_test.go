@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"testing"
 	"time"
 )
 
@@ -15,6 +16,13 @@ const (
 	peerHelloEnv  = "MCP_ACPFS_TEST_PEER_HELLO"
 	peerSecretEnv = "MCP_ACPFS_TEST_PEER_SECRET"
 )
+
+func TestMain(m *testing.M) {
+	if sock := os.Getenv(peerHelloEnv); sock != "" {
+		os.Exit(runPeerHello(sock))
+	}
+	os.Exit(m.Run())
+}
 
 // runPeerHello is this binary run as another user's relay.
 func runPeerHello(socket string) int {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
 
 // TestRelayRefusesAnotherUser: a process of another user that reaches the
@@ -22,8 +23,8 @@ func TestRelayRefusesAnotherUser(t *testing.T) {
 		t.Skip("running a process as another user needs root")
 	}
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := newBridge(t, ed)
-	s := openSession(t, b, workspace(t, ed, "A"), "sess-A")
+	b := sessiontest.NewBridge(t, ed)
+	s := sessiontest.OpenSession(t, b, sessiontest.Workspace(t, ed, "A"), "sess-A")
 	socket, secret := relayEnv(t, s)
 	for path, mode := range map[string]os.FileMode{filepath.Dir(socket): 0o755, socket: 0o777} {
 		if err := os.Chmod(path, mode); err != nil {

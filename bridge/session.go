@@ -18,6 +18,9 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/loopback"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
 // BridgeOptions configure a [Bridge].
@@ -181,6 +184,8 @@ type Session struct {
 	disk   *fsruntime.Disk
 	router *fsruntime.Router
 	mcp    *server.MCPServer
+	// transport serves mcp on the session's streams.
+	transport mcptransport.Options
 
 	bindOnce sync.Once
 	bound    chan struct{} // closed by Bind
@@ -221,7 +226,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	}
 	s := &Session{
 		bridge: b,
-		secret: NewToken(),
+		secret: loopback.NewToken(),
 		cwd:    filepath.Clean(p.Cwd),
 		disk:   disk,
 		bound:  make(chan struct{}),
@@ -236,8 +241,9 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	}
 	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
-	s.mcp, err = NewServer(Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()},
-		Options{Version: b.opts.Version, Logger: log})
+	files := mcpfs.Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()}
+	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log})
+	s.transport = mcpfs.TransportOptions(files, b.log)
 	if err != nil {
 		disk.Close()
 		return nil, err
@@ -284,6 +290,12 @@ func (s *Session) waitID(ctx context.Context) (string, error) {
 		return "", ctx.Err()
 	}
 }
+
+// Done returns a channel that is closed when the session is closed.
+func (s *Session) Done() <-chan struct{} { return s.done }
+
+// Cwd returns the session's working directory.
+func (s *Session) Cwd() string { return s.cwd }
 
 // Router returns the session's FS.
 func (s *Session) Router() *fsruntime.Router { return s.router }

@@ -4,80 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
-
-// editorConn connects to a fake editor over an in-process pipe with the
-// real codec and returns the agent's side of the connection.
-func editorConn(t *testing.T, ed *fsruntimetest.Editor) *jsonrpc2.Conn {
-	t.Helper()
-	a, b := net.Pipe()
-	ctx := context.WithoutCancel(t.Context())
-	edConn := jsonrpc2.NewConn(ctx, wire.NewStream(a, wire.ReaderOptions{}),
-		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.Handle)))
-	agent := jsonrpc2.NewConn(ctx, wire.NewStream(b, wire.ReaderOptions{}),
-		jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
-			return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: "not served"}
-		}))
-	t.Cleanup(func() { agent.Close(); edConn.Close() })
-	return agent
-}
-
-// workspace is a session cwd whose disk content differs from the editor's
-// buffers.
-func workspace(t *testing.T, ed *fsruntimetest.Editor, name string) string {
-	t.Helper()
-	dir, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte("// "+name+" on disk\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Saved an hour ago: the buffer has unsaved changes, and no reload
-	// of the file is pending.
-	saved := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(filepath.Join(dir, "main.go"), saved, saved); err != nil {
-		t.Fatal(err)
-	}
-	ed.Buffers.Set(filepath.Join(dir, "main.go"), "// "+name+" unsaved\n")
-	return dir
-}
-
-const fsCapabilities = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`
-
-func newBridge(t *testing.T, ed *fsruntimetest.Editor) *bridge.Bridge {
-	t.Helper()
-	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{})
-	b.Initialize(json.RawMessage(fsCapabilities))
-	t.Cleanup(func() { b.Close() })
-	return b
-}
-
-func openSession(t *testing.T, b *bridge.Bridge, cwd, id string) *bridge.Session {
-	t.Helper()
-	s, err := b.OpenSession(bridge.SessionParams{Cwd: cwd})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Bind(id)
-	return s
-}
 
 // callRead calls read_text_file and returns its text and whether it is an
 // error result.
@@ -121,9 +61,9 @@ func httpClient(t *testing.T, entry bridge.MCPServerEntry) *client.Client {
 
 func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := newBridge(t, ed)
-	dirA, dirB := workspace(t, ed, "A"), workspace(t, ed, "B")
-	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
+	b := sessiontest.NewBridge(t, ed)
+	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
+	a, bs := sessiontest.OpenSession(t, b, dirA, "sess-A"), sessiontest.OpenSession(t, b, dirB, "sess-B")
 	entryA, err := a.HTTPEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -179,11 +119,11 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 
 func TestSessionStdioEntryRelays(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := bridge.NewBridge(editorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
-	b.Initialize(json.RawMessage(fsCapabilities))
+	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
+	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
 	t.Cleanup(func() { b.Close() })
-	dir := workspace(t, ed, "S")
-	s := openSession(t, b, dir, "sess-S")
+	dir := sessiontest.Workspace(t, ed, "S")
+	s := sessiontest.OpenSession(t, b, dir, "sess-S")
 	entry, err := s.StdioEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -256,8 +196,8 @@ func TestParseSessionParams(t *testing.T) {
 
 func TestSessionWaitsForItsIDAndFailsWhenClosed(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := newBridge(t, ed)
-	dir := workspace(t, ed, "W")
+	b := sessiontest.NewBridge(t, ed)
+	dir := sessiontest.Workspace(t, ed, "W")
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir})
 	if err != nil {
 		t.Fatal(err)

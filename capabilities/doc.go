@@ -15,6 +15,11 @@
 // members and _meta included, so a proxy can inspect it or forward it
 // unchanged.
 //
+// Version 2 of ACP, a draft, has no fs, names the peers in info, and puts the
+// agent's MCP transports under capabilities.session.mcp; [InitializeResponse.Transports]
+// reads them in the shape of the negotiated version, and [Transports.Choose]
+// picks one (see [Transport]).
+//
 // [Decide] maps a [Policy], an [Operation] and the client's capabilities to a
 // [Route]. It never routes to the editor a method the editor did not
 // advertise.

@@ -107,7 +107,7 @@ type InitializeRequest struct {
 	// is missing or not an integer from 0 to 65535.
 	ProtocolVersion int
 	Client          Client         // clientCapabilities
-	ClientInfo      Implementation // clientInfo; zero if absent or malformed
+	ClientInfo      Implementation // clientInfo (info in version 2); zero if absent or malformed
 
 	// Raw is the params as received.
 	Raw json.RawMessage
@@ -119,7 +119,7 @@ type InitializeResponse struct {
 	// or not an integer from 0 to 65535.
 	ProtocolVersion int
 	Agent           Agent          // agentCapabilities
-	AgentInfo       Implementation // agentInfo; zero if absent or malformed
+	AgentInfo       Implementation // agentInfo (info in version 2); zero if absent or malformed
 
 	// Raw is the result as received.
 	Raw json.RawMessage
@@ -137,7 +137,7 @@ func ParseInitializeRequest(raw json.RawMessage) (InitializeRequest, error) {
 	return InitializeRequest{
 		ProtocolVersion: o.version("protocolVersion"),
 		Client:          parseClient(o["clientCapabilities"]),
-		ClientInfo:      parseImplementation(o["clientInfo"]),
+		ClientInfo:      parseImplementation(o.either("clientInfo", "info")),
 		Raw:             raw,
 	}, nil
 }
@@ -154,7 +154,7 @@ func ParseInitializeResponse(raw json.RawMessage) (InitializeResponse, error) {
 	return InitializeResponse{
 		ProtocolVersion: o.version("protocolVersion"),
 		Agent:           parseAgent(o["agentCapabilities"]),
-		AgentInfo:       parseImplementation(o["agentInfo"]),
+		AgentInfo:       parseImplementation(o.either("agentInfo", "info")),
 		Raw:             raw,
 	}, nil
 }

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // The load test runs many sessions at once through one proxy, each making

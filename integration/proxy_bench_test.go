@@ -19,8 +19,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // leanEditor is the editor's end of the proxy for benchmarks: it answers

@@ -16,10 +16,10 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // The proxy tests run `mcp-acpfs proxy -- testagent ...` with the test as

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // editorGarbage are lines that are not JSON-RPC messages, as an editor

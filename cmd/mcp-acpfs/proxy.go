@@ -11,13 +11,14 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
 
 var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--agent-tools auto|keep] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--agent-tools auto|keep] [--mcp-transport auto|acp|http|stdio] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
 child, forwards every ACP message between the two, and adds an MCP server
@@ -32,10 +33,17 @@ tools (see --agent-tools), and the agent's reports of calls to them get
 the kind and locations the editor needs to follow along. Nothing else in
 a message changes.
 
-The agent reaches the server over Streamable HTTP on loopback if it
-advertised mcpCapabilities.http, and otherwise by running this binary in
-relay mode, which connects back over a private unix socket. Either way the
-session's secret is required.
+The agent reaches the server on the transport --mcp-transport names; by
+default the first it advertised of: MCP over the ACP connection itself
+(mcp/message requests to the proxy, no port and no socket), Streamable HTTP
+on loopback, and running this binary in relay mode, which connects back
+over a private unix socket. Over HTTP and the socket the session's secret
+is required.
+
+An editor and agent that agree on the ACP v2 draft (protocolVersion 2)
+get the same MCP server, in v2's shape, on a transport the agent
+advertised in capabilities.session.mcp; v2 has no fs methods, so its files
+are on the local disk. Every other v2 message passes unchanged.
 
 Flags:
 
@@ -95,6 +103,13 @@ Flags:
 	Any agent that advertises sessionCapabilities.systemPrompt gets the
 	instruction there instead. Other agents, and sessions on the disk
 	route, are left as they are. keep changes nothing.
+  --mcp-transport auto|acp|http|stdio
+	how the agent reaches the sessions' MCP server. auto (the default)
+	takes acp (MCP over ACP, mcpCapabilities.acp), then http
+	(mcpCapabilities.http), then stdio, as the agent advertised them.
+	Any other value must be advertised by the agent, or the editor's
+	initialize fails with an error that names the flag and what the
+	agent advertised. (Every ACP v1 agent takes stdio.)
   --trace FILE
 	append every message of both hops to FILE as JSON lines, with
 	direction and time. FILE is created with mode 0600: it holds file
@@ -121,7 +136,8 @@ type proxyConfig struct {
 	edTimeout   time.Duration
 	tracePath   string
 	level       levelFlag
-	agentTools  bridge.AgentTools
+	agentTools  proxy.AgentTools
+	transport   capabilities.Transport
 }
 
 // proxyFlags returns the flags of proxy, which set cfg.
@@ -135,7 +151,8 @@ func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
 	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
-	fs.TextVar(&cfg.agentTools, "agent-tools", bridge.AgentToolsAuto, "auto or keep")
+	fs.TextVar(&cfg.agentTools, "agent-tools", proxy.AgentToolsAuto, "auto or keep")
+	fs.TextVar(&cfg.transport, "mcp-transport", capabilities.TransportAuto, "auto, acp, http or stdio")
 	fs.StringVar(&cfg.tracePath, "trace", "", "append every message to this file")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
 	return fs
@@ -194,11 +211,12 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		logger.Info("the parent process exited")
 		cancel()
 	})()
-	code, err := bridge.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, bridge.ProxyOptions{
-		Bridge:      cfg.bridgeOptions(logger),
-		Trace:       trace,
-		AgentStderr: e.stderr,
-		AgentTools:  cfg.agentTools,
+	code, err := proxy.RunProxy(ctx, stdio{e.stdin, e.stdout}, argv, proxy.ProxyOptions{
+		Bridge:       cfg.bridgeOptions(logger),
+		Trace:        trace,
+		AgentStderr:  e.stderr,
+		AgentTools:   cfg.agentTools,
+		MCPTransport: cfg.transport,
 	})
 	if err != nil {
 		logger.Error("proxy failed", "error", err)

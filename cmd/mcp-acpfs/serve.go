@@ -12,8 +12,10 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/loopback"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
 // tokenEnv names the environment variable that holds the bearer token of
@@ -124,7 +126,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 		return exitUsage
 	}
 	if cfg.httpAddr != "" {
-		if err := bridge.CheckLoopbackAddr(cfg.httpAddr); err != nil {
+		if err := loopback.CheckLoopbackAddr(cfg.httpAddr); err != nil {
 			fmt.Fprintf(e.stderr, "mcp-acpfs serve: --http: %v\n", err)
 			return exitUsage
 		}
@@ -147,7 +149,8 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	}
 	defer disk.Close()
 
-	srv, err := bridge.NewServer(bridge.DiskFiles(disk, cfg.readOnly), bridge.Options{
+	files := mcpfs.DiskFiles(disk, cfg.readOnly)
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{
 		Version: version(),
 		Logger:  logger,
 	})
@@ -158,9 +161,9 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	logger.Debug("serving", "roots", disk.Roots(), "read_only", cfg.readOnly, "max_file_size", disk.MaxFileSize(), "fsync", !cfg.noSync)
 
 	if cfg.httpAddr != "" {
-		err = serveHTTP(ctx, srv, &cfg, e, logger)
+		err = serveHTTP(ctx, srv, &cfg, e, mcpfs.TransportOptions(files, logger))
 	} else {
-		err = bridge.ServeStdio(ctx, srv, e.stdin, e.stdout, logger)
+		err = mcptransport.ServeStdio(ctx, srv, e.stdin, e.stdout, mcpfs.TransportOptions(files, logger))
 	}
 	if err != nil {
 		logger.Error("serve failed", "err", err)
@@ -171,20 +174,21 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 
 // serveHTTP serves srv over Streamable HTTP on cfg.httpAddr until ctx is
 // done.
-func serveHTTP(ctx context.Context, srv *server.MCPServer, cfg *serveConfig, e *env, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, srv *server.MCPServer, cfg *serveConfig, e *env, opts mcptransport.Options) error {
+	logger := opts.Logger
 	token := ""
 	tokenFrom := "none"
 	if !cfg.httpNoAuth {
 		token, tokenFrom = e.getenv(tokenEnv), tokenEnv
 		if token == "" {
-			token, tokenFrom = bridge.NewToken(), "generated"
+			token, tokenFrom = loopback.NewToken(), "generated"
 		}
 	}
 	ln, err := net.Listen("tcp", cfg.httpAddr)
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String() + bridge.EndpointPath
+	url := "http://" + ln.Addr().String() + mcptransport.EndpointPath
 
 	// This line is how a user learns the URL and a generated token, so it
 	// is written whatever the log level.
@@ -207,7 +211,7 @@ func serveHTTP(ctx context.Context, srv *server.MCPServer, cfg *serveConfig, e *
 	}
 
 	hs := &http.Server{
-		Handler:           bridge.NewHTTPHandler(srv, token, logger),
+		Handler:           mcptransport.NewHTTPHandler(srv, token, opts),
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}

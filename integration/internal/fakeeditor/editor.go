@@ -1,5 +1,5 @@
 // Package fakeeditor is the editor's side of an ACP connection, for the
-// integration tests of mcp-acpfs proxy: a jsonrpc2.Conn over a wire.Stream
+// integration tests of mcp-acpfs proxy: a jsonrpc2.Conn over a wire.ObjectStream
 // that serves fs/read_text_file and fs/write_text_file as Zed does, from a
 // fsruntimetest.MemFS of unsaved buffers, and records every message it
 // receives, byte for byte (or hands each to an observer).
@@ -19,9 +19,9 @@ import (
 
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // Options configure an [Editor].
@@ -84,7 +84,7 @@ func New(ctx context.Context, in io.ReadCloser, out io.WriteCloser, opts Options
 	}
 	rwc := rwc{Reader: &tap{r: in, line: e.record}, Writer: e.out, closers: []io.Closer{out, in}}
 	logger := slog.New(slog.NewTextHandler(opts.Log, nil))
-	stream := wire.NewStream(rwc, wire.ReaderOptions{Logger: logger, Label: "proxy"})
+	stream := wire.NewObjectStream(rwc, wire.ReaderOptions{Logger: logger, Label: "proxy"})
 	e.conn = jsonrpc2.NewConn(ctx, stream, e, jsonrpc2.SetLogger(log.New(opts.Log, "fakeeditor jsonrpc2: ", 0)))
 	return e
 }

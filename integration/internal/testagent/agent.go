@@ -40,7 +40,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/sourcegraph/jsonrpc2"
 
-	"github.com/mcp-acpfs/mcp-acpfs/bridge/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
 // Options configure [Run].
@@ -110,7 +110,7 @@ func Run(in io.Reader, out io.Writer, opts Options) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	a.ctx = ctx
-	stream := wire.NewStream(stdio{in, w}, wire.ReaderOptions{Logger: logger, Label: "proxy"})
+	stream := wire.NewObjectStream(stdio{in, w}, wire.ReaderOptions{Logger: logger, Label: "proxy"})
 	a.conn = jsonrpc2.NewConn(ctx, stream, a, jsonrpc2.SetLogger(log.New(opts.Log, "testagent jsonrpc2: ", 0)))
 	close(a.ready)
 	<-a.conn.DisconnectNotify()

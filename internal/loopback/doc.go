@@ -1,0 +1,3 @@
+// Package loopback tells loopback hosts and origins, and makes and checks
+// the bearer tokens that guard the local endpoints.
+package loopback

@@ -1,0 +1,388 @@
+// Package mcpfstest has the fixtures that the tests of mcpfs and
+// mcptransport share: a file server on a temporary directory, and MCP
+// clients connected to it in process or over stdio.
+package mcpfstest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
+)
+
+// Eras are the two protocol eras mcp-go speaks: the initialize handshake,
+// and the stateless core of 2026-07-28 (server/discover).
+var Eras = []struct {
+	Name    string
+	Version string
+}{
+	{"legacy", mcp.LATEST_LEGACY_PROTOCOL_VERSION},
+	{"stateless", mcp.LATEST_PROTOCOL_VERSION},
+}
+
+// TestMaxFileSize is the size limit of NewFixture's servers, small enough
+// to write a file over it.
+const TestMaxFileSize = 1 << 10
+
+// A Fixture is a server on a Disk confined to a temporary directory.
+type Fixture struct {
+	Dir   string // the root, also the working directory
+	Disk  *fsruntime.Disk
+	Files mcpfs.Files
+	Srv   *server.MCPServer
+	Logs  *SyncBuffer // the server's log, at debug level
+}
+
+// NewFixture returns a fixture whose roots are roots, relative to its
+// directory (created), or the directory itself; its size limit is
+// TestMaxFileSize.
+func NewFixture(t testing.TB, readOnly bool, roots ...string) *Fixture {
+	t.Helper()
+	return newFixture(t, readOnly, TestMaxFileSize, roots...)
+}
+
+// NewFixtureMax is NewFixture with a size limit of max, writable.
+func NewFixtureMax(t testing.TB, max int64) *Fixture {
+	t.Helper()
+	return newFixture(t, false, max)
+}
+
+func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixture {
+	t.Helper()
+	// The temporary directory may be reached through a symlink (macOS);
+	// the tests compare paths, so use its real path.
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := []string{dir}
+	if len(roots) > 0 {
+		abs = abs[:0]
+		for _, r := range roots {
+			p := filepath.Join(dir, r)
+			if err := os.MkdirAll(p, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			abs = append(abs, p)
+		}
+	}
+	disk, err := fsruntime.OpenDisk(abs, fsruntime.DiskOptions{MaxFileSize: max})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { disk.Close() })
+	logs := &SyncBuffer{}
+	files := mcpfs.DiskFiles(disk, readOnly)
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{
+		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Fixture{Dir: dir, Disk: disk, Files: files, Srv: srv, Logs: logs}
+}
+
+// Path returns the absolute path of rel in the fixture's directory.
+func (f *Fixture) Path(rel string) string { return filepath.Join(f.Dir, filepath.FromSlash(rel)) }
+
+// WriteFile creates rel with content, and any parent directories.
+func (f *Fixture) WriteFile(t testing.TB, rel, content string) {
+	t.Helper()
+	p := f.Path(rel)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MustExist fails the test unless rel exists (without following a final
+// symlink); with content, a file must hold it.
+func (f *Fixture) MustExist(t testing.TB, rel string, content ...string) {
+	t.Helper()
+	if _, err := os.Lstat(f.Path(rel)); err != nil {
+		t.Errorf("%s: %v", rel, err)
+		return
+	}
+	if len(content) > 0 {
+		b, err := os.ReadFile(f.Path(rel))
+		if err != nil || string(b) != content[0] {
+			t.Errorf("%s has %q (%v), want %q", rel, b, err, content[0])
+		}
+	}
+}
+
+// MustNotExist fails the test if rel exists.
+func (f *Fixture) MustNotExist(t testing.TB, rel string) {
+	t.Helper()
+	if _, err := os.Lstat(f.Path(rel)); err == nil {
+		t.Errorf("%s exists", rel)
+	}
+}
+
+func (f *Fixture) Mkdir(t testing.TB, rel string) {
+	t.Helper()
+	if err := os.MkdirAll(f.Path(rel), 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *Fixture) Symlink(t testing.TB, target, rel string) {
+	t.Helper()
+	if err := os.Symlink(target, f.Path(rel)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Transport returns the options that serve the fixture's server, logging
+// to t.
+func (f *Fixture) Transport(t testing.TB) mcptransport.Options {
+	return mcpfs.TransportOptions(f.Files, slog.New(slog.NewTextHandler(t.Output(), nil)))
+}
+
+// Connect returns an initialized in-process client of srv speaking
+// version.
+func Connect(t testing.TB, srv *server.MCPServer, version string, opts ...client.ClientOption) *client.Client {
+	t.Helper()
+	c, err := client.NewInProcessClientWithOptions(srv, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	Initialize(t, c, version)
+	return c
+}
+
+// Initialize starts c and initializes it at version.
+func Initialize(t testing.TB, c *client.Client, version string) {
+	t.Helper()
+	ctx := t.Context()
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = version
+	req.Params.ClientInfo = mcp.Implementation{Name: "mcp-acpfs-test", Version: "0"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize at %s: %v", version, err)
+	}
+	if got := c.ProtocolVersion(); got != version {
+		t.Fatalf("negotiated protocol version %q, want %q", got, version)
+	}
+}
+
+// ServeStdio runs mcptransport.ServeStdio over pipes and returns the
+// client's ends. The server's end of stdout is closed when ServeStdio
+// returns, and its error is sent on served.
+func ServeStdio(t testing.TB, srv *server.MCPServer, opts mcptransport.Options) (toServer io.WriteCloser, fromServer io.ReadCloser, served <-chan error) {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.NewTextHandler(t.Output(), nil))
+	}
+	errc := make(chan error, 1)
+	go func() {
+		err := mcptransport.ServeStdio(t.Context(), srv, inR, outW, opts)
+		outW.Close()
+		errc <- err
+	}()
+	t.Cleanup(func() { inW.Close() })
+	return inW, outR, errc
+}
+
+// StdioClient connects an initialized MCP client to srv over ServeStdio.
+func StdioClient(t testing.TB, srv *server.MCPServer, opts mcptransport.Options, version string) *client.Client {
+	t.Helper()
+	toServer, fromServer, served := ServeStdio(t, srv, opts)
+	c := client.NewClient(transport.NewIO(fromServer, toServer, nil))
+	Initialize(t, c, version)
+	t.Cleanup(func() {
+		c.Close()
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	return c
+}
+
+// RawStdio serves srv on pipes for a client that writes raw lines, and
+// initializes it.
+func RawStdio(t testing.TB, srv *server.MCPServer, opts mcptransport.Options) (io.WriteCloser, *bufio.Reader) {
+	t.Helper()
+	toServer, fromServer, served := ServeStdio(t, srv, opts)
+	t.Cleanup(func() {
+		toServer.Close()
+		io.Copy(io.Discard, fromServer)
+		if err := <-served; err != nil {
+			t.Errorf("ServeStdio: %v", err)
+		}
+	})
+	io.WriteString(toServer, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`+"\n")
+	r := bufio.NewReaderSize(fromServer, 1<<20)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(toServer, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return toServer, r
+}
+
+// ResponseID reads the next response and returns its id and the line.
+func ResponseID(t testing.TB, r *bufio.Reader) (string, string) {
+	t.Helper()
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(line, &m); err != nil {
+		t.Fatalf("%v: %.200s", err, line)
+	}
+	return string(m.ID), string(line)
+}
+
+// Call calls a tool and fails the test on a protocol error: file failures
+// must come back as results.
+func Call(t testing.TB, c *client.Client, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(t.Context(), req)
+	if err != nil {
+		t.Fatalf("%s %v: protocol error %v, want a tool result", name, args, err)
+	}
+	return res
+}
+
+// Text returns the one text content of res.
+func Text(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	if len(res.Content) != 1 {
+		t.Fatalf("result has %d contents, want 1: %+v", len(res.Content), res.Content)
+	}
+	tc, ok := mcp.AsTextContent(res.Content[0])
+	if !ok {
+		t.Fatalf("result content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// WantOK checks that res succeeded and returns its text.
+func WantOK(t testing.TB, res *mcp.CallToolResult) string {
+	t.Helper()
+	s := Text(t, res)
+	if res.IsError {
+		t.Fatalf("tool failed: %s", s)
+	}
+	return s
+}
+
+// WantError checks that res failed with a text containing every one of
+// parts.
+func WantError(t testing.TB, res *mcp.CallToolResult, parts ...string) string {
+	t.Helper()
+	s := Text(t, res)
+	if !res.IsError {
+		t.Fatalf("tool succeeded with %q, want an error", s)
+	}
+	for _, p := range parts {
+		if !strings.Contains(s, p) {
+			t.Errorf("error %q does not contain %q", s, p)
+		}
+	}
+	return s
+}
+
+// FileURI returns the file:// URI of an absolute path.
+func FileURI(p string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
+}
+
+// SyncBuffer is a bytes.Buffer safe for concurrent use, for logs.
+type SyncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *SyncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *SyncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// An HTTPReply is the status and JSON-RPC error code of an answer.
+type HTTPReply struct {
+	Status int
+	Code   int    // the JSON-RPC error's, 0 if none
+	Msg    string // the JSON-RPC error's message
+	SID    string // the Mcp-Session-Id header
+}
+
+// Post sends body to url with the headers of auth and extra, and reads the
+// answer (a JSON body, or the first event of a stream).
+func Post(t testing.TB, method, url, body string, hdr map[string]string) HTTPReply {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range hdr {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	r := HTTPReply{Status: resp.StatusCode, SID: resp.Header.Get("Mcp-Session-Id")}
+	if method == http.MethodGet && resp.StatusCode == http.StatusOK {
+		return r // a stream: its status is the answer
+	}
+	b, _ := io.ReadAll(resp.Body)
+	s := string(b)
+	if i := strings.Index(s, "data: "); i >= 0 {
+		s = strings.SplitN(s[i+len("data: "):], "\n", 2)[0]
+	}
+	var m struct {
+		Error *struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal([]byte(s), &m) == nil && m.Error != nil {
+		r.Code, r.Msg = m.Error.Code, m.Error.Message
+	}
+	return r
+}
+
+// InitializeBody is an initialize request of the 2025-11-25 era.
+const InitializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`

@@ -36,11 +36,13 @@ const require = createRequire(import.meta.url);
 // The methods whose requests get the proxy's MCP server.
 export const sessionMethods = new Set(["session/new", "session/load", "session/resume", "session/fork"]);
 
-// A Schema is one ACP v1 JSON schema file, compiled, with its method map.
-class Schema {
-  constructor(file) {
-    this.file = file;
-    const doc = JSON.parse(fs.readFileSync(require.resolve(`@agentclientprotocol/sdk/schema/v1/${file}`), "utf8"));
+// A Schema is one ACP JSON schema file of the SDK (of protocol version v1
+// unless told), compiled, with its method map and its document.
+export class Schema {
+  constructor(file, version = "v1") {
+    this.file = `${version}/${file}`;
+    const doc = JSON.parse(fs.readFileSync(require.resolve(`@agentclientprotocol/sdk/schema/${version}/${file}`), "utf8"));
+    this.doc = doc;
     this.ajv = new Ajv2020({ allErrors: true, strict: true, strictTuples: false, strictRequired: false });
     addFormats(this.ajv);
     const uint = (max) => ({ type: "number", validate: (n) => Number.isInteger(n) && n >= 0 && n <= max });

@@ -32,6 +32,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	growPipe(os.Stdin)
+	growPipe(os.Stdout)
 	stdin, restoreStdin := polledStdin()
 	code := run(ctx, os.Args[1:], &env{
 		stdin:  stdin,

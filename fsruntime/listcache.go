@@ -6,22 +6,10 @@ import (
 	"time"
 )
 
-// Listings of directories are kept, and given again while the directory is
-// provably unchanged: the same directory (device and inode) with the same
-// modification and change times. Adding, removing or renaming an entry sets
-// both times, and an entry cannot change type without being removed and
-// made again, so a listing of names and types is stale only if the times
-// could have been set twice within one tick of the clock that stamps them,
-// as git's "racy" index entries can. So, as git does, a listing is kept
-// only if the directory's times were already older than racyMargin when
-// the listing began, and only on local file systems whose times are
-// trustworthy (see dirStamp): a later change is bound to give a newer
-// time. Descriptions (sizes, times) are never kept: they change without
-// the directory.
-
 // racyMargin is how long before a listing begins the directory must have
 // last changed for the listing to be kept: far more than the coarsest
-// timestamp tick of any kernel clock.
+// timestamp tick of any kernel clock. See DESIGN.md, "Kept directory
+// listings".
 const racyMargin = 2 * time.Second
 
 const (

@@ -19,16 +19,12 @@ import (
 )
 
 // RequestScopedRoots wraps next, mcp-go's Streamable HTTP handler for a
-// server that asks for roots, so that the server can ask a client for its roots
-// on the response stream of the client's own tool call: the only way to
-// reach a client that keeps no standalone GET stream, since mcp-go v1.2.1
-// sends roots/list on that stream only.
-//
-// Each POST whose response can stream gets a response stream the server
-// can send a roots/list request on, ahead of the response (the response is
-// then sent as an event of that stream too), and a POST that carries the
-// client's reply to such a request is answered here, with 202 Accepted, and
-// never reaches next. Everything else passes through unchanged.
+// server that asks for roots, so that the server can ask a client for its
+// roots on the response stream of the client's own tool call (mcp-go
+// v1.2.1 sends roots/list only on the standalone GET stream, which many
+// clients never open). A POST that carries the client's reply to such a
+// request is answered here with 202 Accepted and never reaches next;
+// everything else passes through unchanged. See DESIGN.md, "MCP roots".
 func RequestScopedRoots(next http.Handler) http.Handler {
 	return &scopedRoots{next: next, waiting: map[string]rootsWait{}, sessions: map[string]int{}}
 }

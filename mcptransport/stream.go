@@ -66,11 +66,7 @@ type connOptions struct {
 // ended the input, other than io.EOF, or the first write error. When ctx
 // ends, serveConn returns at once; a read blocked in in is left to end
 // with in.
-//
-// Requests are handled concurrently by a pool of up to maxInFlight
-// workers; notifications from the client are handled in order, on the read
-// loop. Responses are encoded without re-validating what mcp-go encoded,
-// and large strings skip mcp-go's decoding and encoding (package lift).
+// See DESIGN.md, "Serving a connection (serveConn)".
 func serveConn(ctx context.Context, srv *server.MCPServer, in io.Reader, out io.Writer, opts connOptions) error {
 	logger := loggerOf(opts.Options)
 	c := &conn{

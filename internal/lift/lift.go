@@ -173,13 +173,7 @@ func (w *Walker) appendLiftable(spans [][2]int, at int, path []string) [][2]int 
 // Unlift puts back the argument *s stands for, if the transport
 // lifted it out of the call: its JSON string, decoded as encoding/json (and
 // so mcp-go, had the string stayed in place) decodes it.
-//
-// The string is decoded over its own bytes in the request's line, which
-// lt owns (see LiftArguments), and the text handed out is a string over
-// those bytes, not a copy. Nothing writes them afterwards: the decoding
-// only ever writes at or before where it reads, the lifted spans do not
-// overlap, the line went on to mcp-go only as the copy LiftArguments made,
-// and an argument is decoded once (a second call gets the same text).
+// See DESIGN.md, "Lifted text is not copied (Unlift)".
 func Unlift(ctx context.Context, s *string) error {
 	lt, _ := ctx.Value(liftKey{}).(*Table)
 	if lt == nil || !strings.HasPrefix(*s, lt.prefix) {
@@ -215,11 +209,7 @@ func Unlift(ctx context.Context, s *string) error {
 // of a surrogate pair become its rune. q must be a JSON string the wire
 // reader accepted (no control characters, a well-formed escape after every
 // backslash); an escape that is not is an error.
-//
-// Every step writes no further than it has read, so the bytes still to be
-// read are intact: the runs between escapes, found with bytes.IndexByte,
-// move down with one copy each (none before the first escape), and an
-// escape of 2, 6 or 12 bytes becomes 1 to 4 bytes.
+// See DESIGN.md, "Decoding in place (unquoteInPlace)".
 func unquoteInPlace(q []byte) ([]byte, error) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return nil, errors.New("not a JSON string")

@@ -57,17 +57,13 @@ func (e *ErrorObject) Error() string {
 	return fmt.Sprintf("jsonrpc2 error %d: %s", e.Code, e.Message)
 }
 
-// ErrorResponse returns a compact response line (without newline) that
-// answers the request with the given id with an error:
-//
-//	{"jsonrpc":"2.0","id":<id>,"error":{"code":<code>,"message":<message>,"data":<data>}}
-//
-// id is used verbatim (compacted); nil, or anything that is not a JSON
-// string, number or null, becomes null, as JSON-RPC prescribes when the
-// request's id could not be determined. data is marshalled with
-// encoding/json and left out when nil; a json.RawMessage is used as is. If
-// data cannot be marshalled, the marshalling error's text becomes the data,
-// so that the result is always a well-formed line.
+// ErrorResponse returns a compact response line (without newline),
+// {"jsonrpc":"2.0","id":<id>,"error":{"code","message","data"}}, that
+// answers the request with the given id. id is used verbatim (compacted);
+// nil, or anything that is not a JSON string, number or null, becomes null,
+// as JSON-RPC prescribes. data is marshalled with encoding/json (a
+// json.RawMessage as is) and left out when nil; if it cannot be marshalled,
+// the error's text becomes the data, so the line is always well formed.
 func ErrorResponse(id json.RawMessage, code int64, message string, data any) []byte {
 	var resp struct {
 		JSONRPC string          `json:"jsonrpc"`

@@ -48,11 +48,7 @@ type envelope struct {
 // encoding/json does. A repeated envelope member is an error: decoders
 // disagree on which one wins. It returns a reason for the log, or "" if b
 // is a valid JSON object.
-//
-// The scanner validates the whole line as encoding/json's does (control
-// characters, escapes, numbers, nesting depth; like encoding/json it does
-// not insist on valid UTF-8), but builds nothing: the cost is one pass over
-// the bytes, with fast paths inside strings (see str).
+// See DESIGN.md, "One pass over the line (scanObject)".
 func scanObject(b []byte) (env envelope, reason string) {
 	for i := range env.mem {
 		env.mem[i] = span{-1, -1}

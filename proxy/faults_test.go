@@ -287,24 +287,10 @@ func startFaultRig(t *testing.T, opts proxy.ProxyOptions) *faultRig {
 
 	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
 	defer cancel()
-	sockDir, err := os.MkdirTemp("", "acpfs-faults-") // short: a socket path is at most 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	sock := filepath.Join(sockDir, "agent.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	t.Setenv(faultAgentEnv, sock)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, exe := listenFaultAgent(t)
 
 	r := &faultRig{t: t, logs: &logRecords{}, exited: make(chan int, 1), sessions: make(chan json.RawMessage, 8)}
+	var err error
 	r.dir, err = filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -776,4 +762,28 @@ func TestProxyRefusesOverlongLines(t *testing.T) {
 	if o := awaitTool(t, call); o.failed || !strings.HasPrefix(o.text, "small\n") {
 		t.Errorf("a read after the overlong lines: %v", o)
 	}
+}
+
+// listenFaultAgent listens on a fresh unix socket that the fault agent,
+// run as this test binary (the returned path), connects back to. The
+// listener is closed when the test ends.
+func listenFaultAgent(t *testing.T) (*net.UnixListener, string) {
+	t.Helper()
+	sockDir, err := os.MkdirTemp("", "acpfs-faults-") // short: a socket path is at most 108 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sockDir) })
+	sock := filepath.Join(sockDir, "agent.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	t.Setenv(faultAgentEnv, sock)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, exe
 }

@@ -36,19 +36,7 @@ func TestMCPOverACPNotificationsBeforeTheAnswer(t *testing.T) {
 		srv.SendNotificationToClient(ctx, "notifications/progress", map[string]any{"progressToken": "someone else's", "progress": 9})
 		return mcp.NewToolResultText("done"), nil
 	})
-	toAgent, fromProxy := io.Pipe()
-	agent := newHop("agent", fromProxy, nil)
-	written := goDone(func() { agent.out.run() })
-	servers := newACPServers("acpfs", agent, log)
-	entry := servers.add(s)
-	defer func() {
-		b.Close()
-		servers.close()
-		agent.out.close()
-		toAgent.Close()
-		<-written
-	}()
-	r := wire.NewReader(toAgent, wire.ReaderOptions{Logger: log})
+	servers, entry, r := serveOverACP(t, b, s)
 
 	const rounds = 50
 	for round := range rounds {
@@ -134,19 +122,7 @@ func TestMCPOverACPActiveLimit(t *testing.T) {
 		}
 		return mcp.NewToolResultText("released"), nil
 	})
-	toAgent, fromProxy := io.Pipe()
-	agent := newHop("agent", fromProxy, nil)
-	written := goDone(func() { agent.out.run() })
-	servers := newACPServers("acpfs", agent, log)
-	entry := servers.add(s)
-	defer func() {
-		b.Close()
-		servers.close()
-		agent.out.close()
-		toAgent.Close()
-		<-written
-	}()
-	r := wire.NewReader(toAgent, wire.ReaderOptions{Logger: log})
+	servers, entry, r := serveOverACP(t, b, s)
 	send := func(id int, method string) {
 		env, _ := json.Marshal(map[string]any{"serverId": entry.ServerID, "requestId": fmt.Sprint("r-", id), "method": method,
 			"params": map[string]any{"name": "wait", "arguments": map[string]any{}, "_meta": map[string]any{
@@ -179,4 +155,24 @@ func TestMCPOverACPActiveLimit(t *testing.T) {
 	if m, err := r.Next(); err != nil || m.Result == nil {
 		t.Fatalf("after the released calls: %s %v", m.Raw, err)
 	}
+}
+
+// serveOverACP gives the session s of b an MCP-over-ACP server that
+// answers to a hop whose output the returned reader reads, as the agent
+// would. All of it, b included, is closed when the test ends.
+func serveOverACP(t *testing.T, b *bridge.Bridge, s *bridge.Session) (*acpServers, bridge.MCPServerEntry, *wire.Reader) {
+	log := slog.New(slog.DiscardHandler)
+	toAgent, fromProxy := io.Pipe()
+	agent := newHop("agent", fromProxy, nil)
+	written := goDone(func() { agent.out.run() })
+	servers := newACPServers("acpfs", agent, log)
+	entry := servers.add(s)
+	t.Cleanup(func() {
+		b.Close()
+		servers.close()
+		agent.out.close()
+		toAgent.Close()
+		<-written
+	})
+	return servers, entry, wire.NewReader(toAgent, wire.ReaderOptions{Logger: log})
 }

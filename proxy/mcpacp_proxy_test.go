@@ -70,22 +70,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
 	t.Cleanup(cancel)
 
-	sockDir, err := os.MkdirTemp("", "acpfs-acp-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	sock := filepath.Join(sockDir, "agent.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	t.Setenv(faultAgentEnv, sock)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, exe := listenFaultAgent(t)
 	r := &acpRig{t: t, ctx: ctx, logs: &logRecords{}, trace: &mcptest.SyncBuffer{}, exited: make(chan int, 1), sessions: make(chan wire.Message, 16)}
 	opts.Bridge.Logger = slog.New(r.logs)
 	opts.AgentStderr = io.Discard

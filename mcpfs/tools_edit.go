@@ -334,7 +334,8 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		written = err == nil
 	}
 	out := report() // awaited on failure too
-	out.Path, out.AppliedEdits, out.Replacements, out.DryRun, out.Written = p, len(args.Edits), replacements, args.DryRun, written
+	out.Path, out.DryRun, out.Written = p, args.DryRun, written
+	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}

@@ -310,32 +310,41 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		}
 		return errorResult("edit", p, err), nil
 	}
-	// The hashes are taken while the diff is made and the file written.
-	sums := inBackground(len(before)+len(after), func() [2]string {
-		b, a := fsruntime.HashTextPair(before, after)
-		return [2]string{b, a}
-	})
-	out := editOutput{Path: p, AppliedEdits: len(args.Edits), Replacements: replacements, DryRun: args.DryRun}
-	out.Diff, out.DiffTruncated = unifiedDiff(p, before, after)
+	// The hash of the text before is checked before anything is written;
+	// the other hashes and the diff are made while the file is written.
+	var sumBefore string
 	if expected != "" {
-		if sum := sums()[0]; sum != expected {
-			return errorResult("edit", p, &changedError{expected: expected, actual: sum}), nil
+		if sumBefore = fsruntime.HashText(before); sumBefore != expected {
+			return errorResult("edit", p, &changedError{expected: expected, actual: sumBefore}), nil
 		}
 	}
+	report := inBackground(len(before)+len(after), func() editOutput {
+		var o editOutput
+		if sumBefore != "" {
+			o.SHA256Before, o.SHA256After = sumBefore, fsruntime.HashText(after)
+		} else {
+			o.SHA256Before, o.SHA256After = fsruntime.HashTextPair(before, after)
+		}
+		o.Diff, o.DiffTruncated = unifiedDiff(p, before, after)
+		return o
+	})
+	var written bool
 	if after != before && !args.DryRun {
 		err = fsys.WriteTextFile(ctx, p, after)
-		out.Written = err == nil
+		written = err == nil
 	}
-	out.SHA256Before, out.SHA256After = sums()[0], sums()[1] // awaited on failure too
+	out := report() // awaited on failure too
+	out.Path, out.DryRun, out.Written = p, args.DryRun, written
+	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}
 	return mcp.NewToolResultStructured(out, editSummary(out)), nil
 }
 
-// asyncHashMin is the size of text from which a tool hashes it on another
-// goroutine, while it writes: below it, the goroutine costs more than it
-// saves.
+// asyncHashMin is the size of text from which a tool hashes it (and an
+// edit makes its diff) on another goroutine, while it writes: below it,
+// the goroutine costs more than it saves.
 const asyncHashMin = 32 << 10
 
 // inBackground returns a function that returns f's result: computed on

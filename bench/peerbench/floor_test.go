@@ -154,3 +154,48 @@ func TestSummarize(t *testing.T) {
 		}
 	}
 }
+
+// The servers and the floor write in one directory, each in files of its
+// own: a file system's create and rename cost differs from one directory
+// to another, which must not count against one server.
+func TestWritersShareTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	ops := map[string]*op{}
+	for _, label := range []string{"mcp-acpfs", "floor"} {
+		st := runState{fx: &fixtures{}, scratch: dir, prefix: safeName(label), workers: 2}
+		for _, id := range []string{rowWriteSmall, rowEdit} {
+			o, err := floorProfile(true)(id, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops[label+" "+id] = o
+		}
+	}
+	seen := map[string]string{}
+	for name, o := range ops {
+		for _, p := range o.paths {
+			if filepath.Dir(p) != dir {
+				t.Errorf("%s writes %s, outside the shared directory %s", name, p, dir)
+			}
+			if other, ok := seen[p]; ok {
+				t.Errorf("%s and %s both write %s", name, other, p)
+			}
+			seen[p] = name
+		}
+	}
+}
+
+// The servers take their turns in the reverse order every other round.
+func TestTurns(t *testing.T) {
+	runs := []string{"a", "b", "c"}
+	var got []string
+	for i := range 4 {
+		got = append(got, strings.Join(turns(runs, i), ""))
+	}
+	if want := "abc cba abc cba"; strings.Join(got, " ") != want {
+		t.Errorf("turns: %q, want %q", strings.Join(got, " "), want)
+	}
+	if strings.Join(runs, "") != "abc" {
+		t.Errorf("turns changed its argument: %q", runs)
+	}
+}

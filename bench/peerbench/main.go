@@ -25,8 +25,15 @@
 // one call in flight at a time, then -inflight calls in flight on the one
 // connection (rows that write give each of those its own file). Each phase
 // is cut into -rounds rounds, and the servers take turns round by round,
-// so that a change in the machine's load falls on all of them alike. Throughput is completed calls
-// divided by the phase's wall time; latency is from the request's write
+// in the reverse order every other round, so that a change in the
+// machine's load, and what one server's turn leaves behind for the next
+// (the file system's state after a burst of writes), falls on all of them
+// alike. The rows that write do so in one directory for all the servers
+// and the floor, each in files of its own: the cost of a file system's
+// create and rename depends on the directory (its place on the disk, the
+// churn there), by up to 3× between two directories here, and that must
+// not count against one server. Throughput is completed calls divided by
+// the phase's wall time; latency is from the request's write
 // to the end of its response line. Memory is read from
 // /proc/PID/status of the server process: VmRSS, and VmHWM reset before
 // each row (clear_refs), so a row's peak is its own. Linux only.
@@ -133,7 +140,7 @@ func main() {
 	flag.StringVar(&cfg.cache, "cache", filepath.Join(os.TempDir(), "mcp-acpfs-peerbench"), "the directory of the fixtures; the 1 GiB file in it is kept and reused")
 	flag.DurationVar(&cfg.duration, "duration", 3*time.Second, "how long each timed phase of a row runs (at least its minimum number of calls)")
 	flag.DurationVar(&cfg.warmup, "warmup", time.Second, "how long untimed calls warm each server up before a row's timed phases (a JIT compiler, caches)")
-	flag.IntVar(&cfg.rounds, "rounds", 3, "rounds each timed phase is cut into, the servers taking turns")
+	flag.IntVar(&cfg.rounds, "rounds", 4, "rounds each timed phase is cut into, the servers taking turns, in the reverse order every other round")
 	flag.IntVar(&cfg.inflight, "inflight", 8, "calls in flight in the concurrent phase")
 	flag.StringVar(&cfg.rows, "rows", "", "comma-separated ids of the rows to run (default all): "+rowIDs())
 	flag.StringVar(&cfg.note, "note", "", "a line to add to the report's header, such as the servers' runtime versions")
@@ -389,11 +396,10 @@ func startCell(ctx context.Context, cfg *config, fx *fixtures, r row, s *server,
 		run.cell.Err = err
 		return run
 	}
-	scratch := filepath.Join(fx.Scratch, safeName(s.Label))
-	if err := os.MkdirAll(scratch, 0o755); err != nil {
+	if err := os.MkdirAll(fx.Scratch, 0o755); err != nil {
 		return fail(err)
 	}
-	o, err := s.profile(r.ID, runState{fx: fx, scratch: scratch, workers: cfg.inflight})
+	o, err := s.profile(r.ID, runState{fx: fx, scratch: fx.Scratch, prefix: safeName(s.Label), workers: cfg.inflight})
 	if err != nil {
 		return fail(err)
 	}
@@ -491,14 +497,14 @@ func runRow(ctx context.Context, cfg *config, fx *fixtures, r row, servers []*se
 	rounds := max(cfg.rounds, 1)
 	d := cfg.duration / time.Duration(rounds)
 	minEach := (r.MinCalls + rounds - 1) / rounds
-	for range rounds {
-		for _, run := range runs {
+	for i := range rounds {
+		for _, run := range turns(runs, i) {
 			run.phase(ctx, 1, d, minEach)
 		}
 	}
 	if r.Concurrent && cfg.inflight > 1 {
-		for range rounds {
-			for _, run := range runs {
+		for i := range rounds {
+			for _, run := range turns(runs, i) {
 				run.phase(ctx, cfg.inflight, d, minEach)
 			}
 		}
@@ -511,6 +517,18 @@ func runRow(ctx context.Context, cfg *config, fx *fixtures, r row, servers []*se
 		}
 	}
 	return cells
+}
+
+// turns returns the order in which the servers take round i: as given,
+// and reversed every other round, so that over an even number of rounds
+// each server follows each other as often as it precedes it.
+func turns[T any](runs []T, i int) []T {
+	if i%2 == 0 {
+		return runs
+	}
+	r := slices.Clone(runs)
+	slices.Reverse(r)
+	return r
 }
 
 // checkResult decodes a tools/call response in full and checks it.

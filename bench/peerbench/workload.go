@@ -106,11 +106,13 @@ type op struct {
 	size  int      // the size of a write's content
 }
 
-// runState is what one server's run of a row needs: its scratch directory
-// and the number of workers.
+// runState is what one server's run of a row needs: the scratch
+// directory, the prefix of the files it may make there, and the number of
+// workers.
 type runState struct {
 	fx      *fixtures
-	scratch string // this server's scratch directory
+	scratch string // shared by the servers and the floor (see the package doc)
+	prefix  string // this server's, for its files in scratch
 	workers int
 }
 
@@ -267,7 +269,7 @@ func writeOp(st runState, id, tool string) (*op, error) {
 	content := textOfSize(size, "written")
 	paths := make([]string, st.workers)
 	for w := range paths {
-		paths[w] = filepath.Join(st.scratch, fmt.Sprintf("%s-%d.txt", id, w))
+		paths[w] = filepath.Join(st.scratch, fmt.Sprintf("%s-%s-%d.txt", st.prefix, id, w))
 		if err := os.WriteFile(paths[w], []byte("before\n"), 0o644); err != nil {
 			return nil, err
 		}
@@ -297,7 +299,7 @@ func writeOp(st runState, id, tool string) (*op, error) {
 func editOp(st runState, tool string) (*op, error) {
 	paths := make([]string, st.workers)
 	for w := range paths {
-		paths[w] = filepath.Join(st.scratch, fmt.Sprintf("edit-%d.txt", w))
+		paths[w] = filepath.Join(st.scratch, fmt.Sprintf("%s-edit-%d.txt", st.prefix, w))
 		if err := os.WriteFile(paths[w], []byte(editText()), 0o644); err != nil {
 			return nil, err
 		}

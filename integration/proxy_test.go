@@ -20,6 +20,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 )
 
@@ -407,12 +408,7 @@ func putFiles(t *testing.T, dir string, files map[string]string) {
 	saved := time.Now().Add(-time.Hour)
 	for name, content := range files {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		ostest.WriteFile(t, p, content)
 		if err := os.Chtimes(p, saved, saved); err != nil {
 			t.Fatal(err)
 		}

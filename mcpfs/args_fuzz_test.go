@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -31,20 +31,12 @@ func FuzzToolArguments(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	for rel, content := range map[string]string{
+	ostest.WriteFiles(f, dir, map[string]string{
 		"a.txt":         "one\ntwo\nthree\n",
 		"sub/b.go":      "package b\n\nfunc B() {}\n",
 		"sub/deep/c.md": "# c\r\nline\r\n",
 		"img.png":       "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR",
-	} {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			f.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			f.Fatal(err)
-		}
-	}
+	})
 	// A small limit keeps each iteration cheap whatever a write carries.
 	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: 64 << 10})
 	if err != nil {

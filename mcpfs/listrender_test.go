@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // A listing's kept render answers as a fresh encoding does, and is
@@ -155,15 +156,7 @@ func handleLifted(t *testing.T, srv *server.MCPServer, ctx context.Context, line
 // server on a Disk rooted at dir, and its binding.
 func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]string) (*server.MCPServer, *binding) {
 	tb.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	ostest.WriteFiles(tb, dir, files)
 	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		tb.Fatal(err)

@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -50,15 +51,7 @@ func newRootsFixture(t *testing.T, timeout time.Duration, rel ...string) *rootsF
 		t.Fatal(err)
 	}
 	f := &rootsFixture{Dir: dir, Logs: &mcptest.SyncBuffer{}}
-	for name, content := range map[string]string{"a/in.txt": "in\n", "b/other.txt": "other\n"} {
-		p := f.Path(name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ostest.WriteFiles(t, dir, map[string]string{"a/in.txt": "in\n", "b/other.txt": "other\n"})
 	var roots []string
 	for _, r := range rel {
 		roots = append(roots, f.Path(r))

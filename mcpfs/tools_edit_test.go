@@ -27,6 +27,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -61,12 +62,7 @@ func diskEnv(t testing.TB, max int64) *editEnv {
 		bin:  true,
 		put: func(t *testing.T, p, content string) {
 			t.Helper()
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			ostest.WriteFile(t, p, content)
 		},
 		get: func(p string) (string, bool) {
 			b, err := os.ReadFile(p)

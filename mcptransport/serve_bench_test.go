@@ -34,12 +34,7 @@ func BenchmarkServeStdio(b *testing.B) {
 	}
 	mustWrite := func(name, content string) string {
 		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			b.Fatal(err)
-		}
+		ostest.WriteFile(b, p, content)
 		return p
 	}
 	small := mustWrite("small.txt", text(4<<10))

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -21,6 +20,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/internal/lift"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -162,15 +162,7 @@ func testConn(srv *server.MCPServer) *conn {
 // server of mcpfs.NewServer's on a Disk rooted at dir.
 func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]string) *server.MCPServer {
 	tb.Helper()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	ostest.WriteFiles(tb, dir, files)
 	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
 	if err != nil {
 		tb.Fatal(err)

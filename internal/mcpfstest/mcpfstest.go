@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -101,13 +102,7 @@ func (f *Fixture) Path(rel string) string { return filepath.Join(f.Dir, filepath
 // WriteFile creates rel with content, and any parent directories.
 func (f *Fixture) WriteFile(t testing.TB, rel, content string) {
 	t.Helper()
-	p := f.Path(rel)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ostest.WriteFile(t, f.Path(rel), content)
 }
 
 // MustExist fails the test unless rel exists (without following a final

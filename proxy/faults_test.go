@@ -312,24 +312,9 @@ func startFaultRig(t *testing.T, opts proxy.ProxyOptions) *faultRig {
 		r.wait("the editor disconnected")
 	})
 
-	ln.SetDeadline(time.Now().Add(hangGuard))
-	conn, err := ln.AcceptUnix()
-	if err != nil {
-		t.Fatalf("the agent did not connect: %v", err)
-	}
-	br := bufio.NewReader(conn)
-	line, err := br.ReadString('\n')
-	if err != nil {
-		t.Fatalf("the agent did not say its pid: %v", err)
-	}
-	if r.agentPID, err = strconv.Atoi(strings.TrimSpace(line)); err != nil {
-		t.Fatal(err)
-	}
-	r.agent = newFaultPeer(t, "agent", struct {
-		io.Reader
-		io.Writer
-		io.Closer
-	}{br, conn, conn}, map[string]func(wire.Message) any{
+	var agentConn io.ReadWriteCloser
+	r.agentPID, agentConn = acceptFaultAgent(t, ln)
+	r.agent = newFaultPeer(t, "agent", agentConn, map[string]func(wire.Message) any{
 		"initialize": func(wire.Message) any {
 			return map[string]any{"protocolVersion": 1, "agentCapabilities": map[string]any{}}
 		},
@@ -786,4 +771,30 @@ func listenFaultAgent(t *testing.T) (*net.UnixListener, string) {
 		t.Fatal(err)
 	}
 	return ln, exe
+}
+
+// acceptFaultAgent waits for the fault agent the proxy started to connect
+// to ln, and returns its pid, which it says first, and the connection
+// past that line.
+func acceptFaultAgent(t *testing.T, ln *net.UnixListener) (int, io.ReadWriteCloser) {
+	t.Helper()
+	ln.SetDeadline(time.Now().Add(hangGuard))
+	conn, err := ln.AcceptUnix()
+	if err != nil {
+		t.Fatalf("the agent did not connect: %v", err)
+	}
+	br := bufio.NewReader(conn)
+	line, err := br.ReadString('\n')
+	if err != nil {
+		t.Fatalf("the agent did not say its pid: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(line))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid, struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{br, conn, conn}
 }

@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -92,15 +91,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 			t.Error("the proxy did not exit")
 		}
 	})
-	ln.SetDeadline(time.Now().Add(hangGuard))
-	conn, err := ln.AcceptUnix()
-	if err != nil {
-		t.Fatalf("the agent did not connect: %v", err)
-	}
-	br := bufio.NewReader(conn)
-	if _, err := br.ReadString('\n'); err != nil {
-		t.Fatalf("the agent did not say its pid: %v", err)
-	}
+	_, agentConn := acceptFaultAgent(t, ln)
 	session := func(m wire.Message) any {
 		r.sessions <- m
 		if m.Method != "session/new" && m.Method != "session/fork" {
@@ -112,11 +103,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 		r.mu.Unlock()
 		return map[string]any{"sessionId": id}
 	}
-	r.agent = newFaultPeer(t, "agent", struct {
-		io.Reader
-		io.Writer
-		io.Closer
-	}{br, conn, conn}, map[string]func(wire.Message) any{
+	r.agent = newFaultPeer(t, "agent", agentConn, map[string]func(wire.Message) any{
 		"initialize":     func(wire.Message) any { return agentInit },
 		"session/new":    session,
 		"session/load":   session,
@@ -125,6 +112,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 		"session/close":  func(wire.Message) any { return map[string]any{} },
 	})
 	t.Cleanup(func() { r.agent.rwc.Close() })
+	var err error
 	if r.init, err = r.editor.call(ctx, "initialize", editorInit); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}

@@ -3,7 +3,6 @@
 package proxy_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -92,22 +90,8 @@ func startSteerRig(t *testing.T, opts proxy.ProxyOptions, argv []string, fs map[
 		}
 		initialized <- err
 	}()
-	ln.SetDeadline(deadline(ctx))
-	conn, err := ln.AcceptUnix()
-	if err != nil {
-		t.Fatalf("the agent did not connect: %v", err)
-	}
-	br := bufio.NewReader(conn)
-	if line, err := br.ReadString('\n'); err != nil {
-		t.Fatalf("the agent did not say its pid: %v", err)
-	} else if _, err := strconv.Atoi(strings.TrimSpace(line)); err != nil {
-		t.Fatal(err)
-	}
-	r.agent = newFaultPeer(t, "agent", struct {
-		io.Reader
-		io.Writer
-		io.Closer
-	}{br, conn, conn}, map[string]func(wire.Message) any{
+	_, agentConn := acceptFaultAgent(t, ln)
+	r.agent = newFaultPeer(t, "agent", agentConn, map[string]func(wire.Message) any{
 		"initialize": func(wire.Message) any { return agentInit },
 		"session/new": func(m wire.Message) any {
 			r.sessions <- m.Params
@@ -126,11 +110,6 @@ func startSteerRig(t *testing.T, opts proxy.ProxyOptions, argv []string, fs map[
 		t.Fatalf("session/new: %v %s", err, m.Raw)
 	}
 	return r
-}
-
-func deadline(ctx context.Context) (d time.Time) {
-	d, _ = ctx.Deadline()
-	return d
 }
 
 // stop closes the editor's end and waits for the proxy to exit.

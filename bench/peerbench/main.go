@@ -75,10 +75,18 @@ type serverFlags []*server
 
 func (f *serverFlags) String() string { return fmt.Sprint(len(*f), " servers") }
 
+// Set adds a server. Its label must differ from the others' as a file
+// name too: the label names the server's files in the shared scratch
+// directory, and the ratios name servers by label.
 func (f *serverFlags) Set(v string) error {
 	s, err := parseServer(v)
 	if err != nil {
 		return err
+	}
+	for _, o := range *f {
+		if safeName(o.Label) == safeName(s.Label) {
+			return fmt.Errorf("%q: the label %q is taken by %q", v, s.Label, o.Label)
+		}
 	}
 	*f = append(*f, s)
 	return nil

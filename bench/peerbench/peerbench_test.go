@@ -173,6 +173,23 @@ func TestParseServer(t *testing.T) {
 	}
 }
 
+// Two servers cannot share a label, even one that differs only where a
+// file name cannot: their files in the scratch directory would be the same.
+func TestServerLabelsDiffer(t *testing.T) {
+	var f serverFlags
+	if err := f.Set("a/b:floor:sync"); err != nil {
+		t.Fatal(err)
+	}
+	for _, dup := range []string{"a/b:floor:nosync", "a_b:acpfs:/bin/mcp-acpfs serve"} {
+		if err := f.Set(dup); err == nil || !strings.Contains(err.Error(), "is taken by") {
+			t.Errorf("Set(%q): %v, want the label refused", dup, err)
+		}
+	}
+	if err := f.Set("c:floor:sync"); err != nil || len(f) != 2 {
+		t.Errorf("Set(c): %v, %d servers", err, len(f))
+	}
+}
+
 func TestDisplayArgvHidesMachinePaths(t *testing.T) {
 	r := &report{Root: "/u/cache/root"}
 	got := r.displayArgv([]string{"/u/bin/mcp-acpfs", "serve", "--root", "/u/cache/root",

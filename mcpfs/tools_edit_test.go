@@ -119,12 +119,8 @@ func sha(s string) string { return fsruntime.HashText(s) }
 // outputSchemas compiles the output schema of every tool c lists.
 func outputSchemas(t testing.TB, c *client.Client) map[string]*jsonschema.Schema {
 	t.Helper()
-	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	schemas := map[string]*jsonschema.Schema{}
-	for _, tool := range res.Tools {
+	for _, tool := range mcpfstest.Tools(t, c) {
 		if sch := toolOutputSchema(t, tool); sch != nil {
 			schemas[tool.Name] = sch
 		}
@@ -963,15 +959,7 @@ func TestReadMediaFile(t *testing.T) {
 func TestEditToolsListed(t *testing.T) {
 	for _, readOnly := range []bool{false, true} {
 		f := mcpfstest.NewFixture(t, readOnly)
-		c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION)
-		res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tools := map[string]mcp.Tool{}
-		for _, tool := range res.Tools {
-			tools[tool.Name] = tool
-		}
+		tools := mcpfstest.Tools(t, mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION))
 		if _, ok := tools[mcpfs.EditTextFile]; ok == readOnly {
 			t.Errorf("read-only %v: edit_text_file listed %v", readOnly, ok)
 		}

@@ -47,12 +47,8 @@ type schemaClient struct {
 func connectChecked(t *testing.T, f *mcpfstest.Fixture, version string) *schemaClient {
 	t.Helper()
 	c := mcpfstest.Connect(t, f.Srv, version)
-	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sc := &schemaClient{Client: c, t: t, schemas: map[string]*jsonschema.Schema{}}
-	for _, tool := range res.Tools {
+	for _, tool := range mcpfstest.Tools(t, c) {
 		if sch := toolOutputSchema(t, tool); sch != nil {
 			sc.schemas[tool.Name] = sch
 		}
@@ -210,13 +206,8 @@ func TestFileToolsList(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
 			f := mcpfstest.NewFixture(t, false)
-			c := mcpfstest.Connect(t, f.Srv, era.Version)
-			res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
 			tools := map[string]json.RawMessage{}
-			for _, tool := range res.Tools {
+			for _, tool := range mcpfstest.Tools(t, mcpfstest.Connect(t, f.Srv, era.Version)) {
 				raw, err := json.Marshal(tool)
 				if err != nil {
 					t.Fatal(err)
@@ -293,7 +284,7 @@ func TestFileToolsList(t *testing.T) {
 }
 
 // TestFileToolsReadOnly checks that --read-only hides every tool that
-// changes files, and keeps the others.
+// changes files, refuses calls to them, and keeps the others.
 func TestFileToolsReadOnly(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
@@ -301,23 +292,20 @@ func TestFileToolsReadOnly(t *testing.T) {
 			f.WriteFile(t, "a.txt", "a\n")
 			f.Mkdir(t, "dir/sub")
 			c := connectChecked(t, f, era.Version)
-			res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			listed := map[string]bool{}
-			for _, tool := range res.Tools {
-				listed[tool.Name] = true
-				if a := tool.Annotations; a.ReadOnlyHint == nil || !*a.ReadOnlyHint {
-					t.Errorf("read-only server lists %s, which is not read-only", tool.Name)
+			tools := mcpfstest.Tools(t, c.Client)
+			for name, tool := range tools {
+				if a := tool.Annotations.ReadOnlyHint; a == nil || !*a {
+					t.Errorf("read-only server lists %s, which is not read-only", name)
 				}
 			}
 			for name, mutates := range fileTools {
-				if listed[name] == mutates {
-					t.Errorf("read-only server: %s listed %v", name, listed[name])
+				if _, listed := tools[name]; listed == mutates {
+					t.Errorf("read-only server: %s listed %v", name, listed)
 				}
 			}
 			for name, args := range map[string]map[string]any{
+				mcpfs.WriteTextFile:   {"path": "a.txt", "content": "b"},
+				mcpfs.EditTextFile:    {"path": "a.txt", "edits": []any{map[string]any{"oldText": "a", "newText": "b"}}},
 				mcpfs.CreateDirectory: {"path": "new"},
 				mcpfs.MoveFile:        {"source": "a.txt", "destination": "b.txt"},
 				mcpfs.DeleteFile:      {"path": "dir", "recursive": true},
@@ -333,6 +321,9 @@ func TestFileToolsReadOnly(t *testing.T) {
 			f.MustExist(t, "dir/sub")
 			f.MustNotExist(t, "b.txt")
 			f.MustNotExist(t, "new")
+			if got := c.ok(mcpfs.ReadTextFile, map[string]any{"path": "a.txt"}, nil); got != "a\n" {
+				t.Errorf("read %q", got)
+			}
 			c.ok(mcpfs.GetFileInfo, map[string]any{"path": "a.txt"}, nil)
 			c.ok(mcpfs.ListDirectory, map[string]any{"path": "."}, nil)
 			c.ok(mcpfs.DirectoryTree, map[string]any{"path": "."}, nil)

@@ -35,12 +35,8 @@ type searchClient struct {
 func connectSearch(t *testing.T, srv *server.MCPServer, version string) *searchClient {
 	t.Helper()
 	c := mcpfstest.Connect(t, srv, version)
-	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-	if err != nil {
-		t.Fatal(err)
-	}
 	sc := &searchClient{c: c, schemas: map[string]*jsonschema.Schema{}}
-	for _, tool := range res.Tools {
+	for _, tool := range mcpfstest.Tools(t, c) {
 		if tool.Name != mcpfs.Glob && tool.Name != mcpfs.Grep {
 			continue
 		}
@@ -140,20 +136,15 @@ func TestSearchToolsListed(t *testing.T) {
 		t.Run(era.Name, func(t *testing.T) {
 			for _, readOnly := range []bool{false, true} {
 				f := mcpfstest.NewFixture(t, readOnly)
-				c := mcpfstest.Connect(t, f.Srv, era.Version)
-				res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
-				if err != nil {
-					t.Fatal(err)
-				}
+				tools := mcpfstest.Tools(t, mcpfstest.Connect(t, f.Srv, era.Version))
 				for name, props := range map[string]map[string]string{
 					mcpfs.Glob: {"pattern": "string", "path": "string"},
 					mcpfs.Grep: {"pattern": "string", "path": "string", "include": "string", "ignoreCase": "boolean", "maxResults": "integer"},
 				} {
-					i := slices.IndexFunc(res.Tools, func(tool mcp.Tool) bool { return tool.Name == name })
-					if i < 0 {
+					tool, ok := tools[name]
+					if !ok {
 						t.Fatalf("read-only %v: no tool %s", readOnly, name)
 					}
-					tool := res.Tools[i]
 					if tool.Title == "" || tool.Annotations.Title == "" {
 						t.Errorf("%s: no title", name)
 					}

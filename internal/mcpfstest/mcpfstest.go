@@ -188,6 +188,20 @@ func Connect(t testing.TB, srv *server.MCPServer, version string, opts ...client
 	return c
 }
 
+// Tools returns the tools c's server lists, by name.
+func Tools(t testing.TB, c *client.Client) map[string]mcp.Tool {
+	t.Helper()
+	res, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := make(map[string]mcp.Tool, len(res.Tools))
+	for _, tool := range res.Tools {
+		tools[tool.Name] = tool
+	}
+	return tools
+}
+
 // ServeStdio runs mcptransport.ServeStdio over pipes and returns the
 // client's ends. The server's end of stdout is closed when ServeStdio
 // returns, and its error is sent on served.

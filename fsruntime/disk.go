@@ -63,6 +63,11 @@ type Disk struct {
 	noSync    bool // DiskOptions.NoSync
 	rules     replaceRules
 	closed    atomic.Bool
+	// freeing are the files writes replaced, being freed after the
+	// writes returned (free); Close waits for them. freeMu orders free's
+	// check of closed with Close.
+	freeing sync.WaitGroup
+	freeMu  sync.Mutex
 
 	// listings are the directory listings kept (listcache.go), and now
 	// the clock a listing begins by, time.Now but in tests.
@@ -497,7 +502,23 @@ func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := dir.replace(ctx, name, content, perm, keep, !d.noSync, d.rules); err != nil {
 		return d.mapErr("write", path, err)
 	}
+	if free := dir.takeReplaced(); free != nil {
+		d.free(free)
+	}
 	return nil
+}
+
+// free runs f, which frees the file a write replaced, on a goroutine of
+// its own that Close waits for, so that the write returns first; or at
+// once, once d is closed.
+func (d *Disk) free(f func()) {
+	d.freeMu.Lock()
+	defer d.freeMu.Unlock()
+	if d.closed.Load() {
+		f()
+		return
+	}
+	d.freeing.Go(f)
 }
 
 // nodeLinks is links for the file name in dir, described by n: where
@@ -642,12 +663,16 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Close releases the roots. Later operations fail with an error wrapping
-// fs.ErrClosed; one under way may fail too.
+// Close releases the roots, once the files that writes replaced are
+// freed. Later operations fail with an error wrapping fs.ErrClosed; one
+// under way may fail too.
 func (d *Disk) Close() error {
 	if d.closed.Swap(true) {
 		return nil
 	}
+	d.freeMu.Lock() // a free that saw d open has started its goroutine
+	d.freeMu.Unlock()
+	d.freeing.Wait()
 	var errs []error
 	for _, r := range d.roots {
 		errs = append(errs, r.root.Close())

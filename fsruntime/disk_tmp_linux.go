@@ -27,6 +27,9 @@ const tmpImpl = "O_TMPFILE"
 type parentDir struct {
 	f  *os.File // keeps fd open
 	fd int
+	// replaced closes the file the last replace renamed over, which it
+	// held open (holdReplaced); nil when there is none.
+	replaced func()
 }
 
 // openParent opens the directory dir of root. O_NONBLOCK, which means
@@ -167,7 +170,11 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 	if err = unix.Close(fd); err != nil {
 		return err
 	}
+	old, held := p.holdReplaced(name)
 	if err = ignoringEINTR(func() error { return unix.Renameat(p.fd, tmp, p.fd, name) }); err != nil {
+		if held {
+			unix.Close(old)
+		}
 		return err
 	}
 	if sync && rules.syncDir {
@@ -175,7 +182,28 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 		// sync a directory does not make the write a failure.
 		ignoringEINTR(func() error { return syncDir(p.fd) })
 	}
+	if held {
+		p.replaced = func() { unix.Close(old) }
+	}
 	return nil
+}
+
+// holdReplaced opens the file name in p, which a rename is about to
+// replace, so that the rename takes a name from it and does not free it:
+// on ext4 that takes rename(2) 0.25 ms for 4 KiB and over 1 ms for 1 MiB,
+// under the directory's lock. Closing the descriptor frees the file. See
+// DESIGN.md, "The replaced file is freed after the call".
+func (p *parentDir) holdReplaced(name string) (fd int, held bool) {
+	fd, err := unix.Openat(p.fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	return fd, err == nil
+}
+
+// takeReplaced returns the function that closes the file the last replace
+// renamed over, and frees it if nothing else holds it, or nil.
+func (p *parentDir) takeReplaced() func() {
+	f := p.replaced
+	p.replaced = nil
+	return f
 }
 
 // writeString writes s whole to fd. s is given to write(2), which only

@@ -18,6 +18,10 @@ const tmpImpl = "named"
 // write is on a single name in that directory.
 type parentDir struct{ root *os.Root }
 
+// takeReplaced returns nil: the file a replace renamed over is freed in
+// the rename here.
+func (p *parentDir) takeReplaced() func() { return nil }
+
 // openParent opens the directory dir of root.
 func openParent(root *os.Root, dir string) (*parentDir, error) {
 	r, err := root.OpenRoot(dir)

@@ -14,11 +14,29 @@ import (
 // process on the same files, in the same run, the floor taking its turn
 // with the servers round by round. -server LABEL:floor:sync gives the
 // durable floor, LABEL:floor:nosync the one without syncs (as
-// `mcp-acpfs serve --no-fsync`). Rows other than the writes and the edit
-// have no floor.
+// `mcp-acpfs serve --no-fsync`). Either with ",hold" also holds the file
+// it replaces open across the rename and frees it after the call, as
+// mcp-acpfs does on Linux; without, the rename frees it. Rows other than
+// the writes and the edit have no floor.
 
-// floorProfile is the in-process floor, syncing or not.
-func floorProfile(sync bool) profile {
+// floorOpts says how the floor replaces a file.
+type floorOpts struct {
+	sync bool // sync the new file's data, and the directory after the rename
+	hold bool // free the replaced file after the call, not in the rename
+}
+
+// parseFloor parses a floor's command: sync or nosync, and ",hold".
+func parseFloor(command string) (floorOpts, error) {
+	durability, hold, comma := strings.Cut(command, ",")
+	o := floorOpts{sync: durability == "sync", hold: hold == "hold"}
+	if durability != "sync" && durability != "nosync" || comma && !o.hold {
+		return floorOpts{}, fmt.Errorf("the floor's command is sync or nosync, with ,hold or not; not %q", command)
+	}
+	return o, nil
+}
+
+// floorProfile is the in-process floor.
+func floorProfile(fo floorOpts) profile {
 	return func(id string, st runState) (*op, error) {
 		switch id {
 		case rowWriteSmall, rowWriteLarge:
@@ -27,21 +45,21 @@ func floorProfile(sync bool) profile {
 				return nil, err
 			}
 			content := []byte(textOfSize(o.size, "written"))
-			o.Call = fmt.Sprintf("in process, no MCP: %s", replaceSteps(sync))
-			o.Do = func(w, _ int) error { return replaceFile(o.paths[w], content, sync) }
+			o.Call = fmt.Sprintf("in process, no MCP: %s", replaceSteps(fo))
+			o.Do = func(w, _ int) error { return replaceFile(o.paths[w], content, fo) }
 			return o, nil
 		case rowEdit:
 			o, err := editOp(st, "edit")
 			if err != nil {
 				return nil, err
 			}
-			o.Call = fmt.Sprintf("in process, no MCP: read the file, replace the line, %s", replaceSteps(sync))
+			o.Call = fmt.Sprintf("in process, no MCP: read the file, replace the line, %s", replaceSteps(fo))
 			o.Do = func(w, iter int) error {
 				from, to := markA, markB
 				if iter%2 == 1 {
 					from, to = to, from
 				}
-				return editFile(o.paths[w], from, to, sync)
+				return editFile(o.paths[w], from, to, fo)
 			}
 			return o, nil
 		}
@@ -52,7 +70,7 @@ func floorProfile(sync bool) profile {
 // editFile replaces the one occurrence of from in the file at p with to,
 // and writes the file back atomically: what an edit does, less what the
 // tool adds (the hashes and the diff of its result).
-func editFile(p, from, to string, sync bool) error {
+func editFile(p, from, to string, fo floorOpts) error {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		return err
@@ -63,7 +81,7 @@ func editFile(p, from, to string, sync bool) error {
 	}
 	out := make([]byte, 0, len(b)-len(from)+len(to))
 	out = append(append(append(out, b[:i]...), to...), b[i+len(from):]...)
-	return replaceFile(p, out, sync)
+	return replaceFile(p, out, fo)
 }
 
 // tmpSeq numbers the floor's temporary files.

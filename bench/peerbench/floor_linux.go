@@ -9,11 +9,19 @@ import (
 )
 
 // replaceSteps describes replaceFile for the report.
-func replaceSteps(sync bool) string {
-	if sync {
-		return "open the directory, lstat, O_TMPFILE, fchmod, write, fdatasync, linkat, rename, fsync the directory"
+func replaceSteps(fo floorOpts) string {
+	rename := "rename"
+	if fo.hold {
+		rename = "open the file (O_PATH), rename"
 	}
-	return "open the directory, lstat, O_TMPFILE, fchmod, write, linkat, rename"
+	steps := "open the directory, lstat, O_TMPFILE, fchmod, write, linkat, " + rename
+	if fo.sync {
+		steps = "open the directory, lstat, O_TMPFILE, fchmod, write, fdatasync, linkat, " + rename + ", fsync the directory"
+	}
+	if fo.hold {
+		steps += ", then close the old file on another goroutine"
+	}
+	return steps
 }
 
 // replaceFile replaces the file at p with content by the system calls of
@@ -21,9 +29,12 @@ func replaceSteps(sync bool) string {
 // the directory; lstat the file for its permission bits; open an unnamed
 // file there (O_TMPFILE), give it those bits, write it, sync its data;
 // name it through /proc/self/fd and rename it over the file; sync the
-// directory. Without sync, the two syncs are left out. Where the file
-// system has no O_TMPFILE the temporary file is named from the start.
-func replaceFile(p string, content []byte, sync bool) error {
+// directory. Without fo.sync, the two syncs are left out. With fo.hold,
+// the old file is opened before the rename and closed after the call,
+// on a goroutine of its own, as mcp-acpfs does (holdReplaced); without,
+// the rename frees it. Where the file system has no O_TMPFILE the
+// temporary file is named from the start.
+func replaceFile(p string, content []byte, fo floorOpts) error {
 	dir, name := filepath.Split(p)
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -61,7 +72,7 @@ func replaceFile(p string, content []byte, sync bool) error {
 		}
 		b = b[max(n, 0):]
 	}
-	if sync {
+	if fo.sync {
 		if err := unix.Fdatasync(fd); err != nil {
 			return fail("sync", err)
 		}
@@ -76,11 +87,23 @@ func replaceFile(p string, content []byte, sync bool) error {
 		unix.Unlinkat(dfd, tmp, 0)
 		return fmt.Errorf("close the temporary file of %s: %w", p, err)
 	}
+	old := -1
+	if fo.hold {
+		if old, err = unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
+			old = -1
+		}
+	}
 	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
 		unix.Unlinkat(dfd, tmp, 0)
+		if old >= 0 {
+			unix.Close(old)
+		}
 		return fmt.Errorf("rename over %s: %w", p, err)
 	}
-	if sync {
+	if old >= 0 {
+		defer func() { go unix.Close(old) }()
+	}
+	if fo.sync {
 		if err := unix.Fsync(dfd); err != nil {
 			return fmt.Errorf("sync the directory of %s: %w", p, err)
 		}

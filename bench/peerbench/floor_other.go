@@ -9,18 +9,24 @@ import (
 )
 
 // replaceSteps describes replaceFile for the report.
-func replaceSteps(sync bool) string {
-	if sync {
-		return "lstat, create a temporary file, write, fsync, rename, fsync the directory"
+func replaceSteps(fo floorOpts) string {
+	steps := "lstat, create a temporary file, write, rename"
+	if fo.sync {
+		steps = "lstat, create a temporary file, write, fsync, rename, fsync the directory"
 	}
-	return "lstat, create a temporary file, write, rename"
+	if fo.hold {
+		steps += ", the old file held open across the rename and closed after"
+	}
+	return steps
 }
 
 // replaceFile replaces the file at p with content through a named
 // temporary file beside it, synced and renamed over it, and syncs the
-// directory (not on Windows, which cannot). The bench runs on Linux (it
-// reads /proc); this is the portable shape of the same replace.
-func replaceFile(p string, content []byte, sync bool) error {
+// directory (not on Windows, which cannot); with fo.hold the old file is
+// held open across the rename and closed after the call. The bench runs
+// on Linux (it reads /proc); this is the portable shape of the same
+// replace.
+func replaceFile(p string, content []byte, fo floorOpts) error {
 	info, err := os.Lstat(p)
 	if err != nil {
 		return err
@@ -32,20 +38,25 @@ func replaceFile(p string, content []byte, sync bool) error {
 		return err
 	}
 	_, err = f.Write(content)
-	if err == nil && sync {
+	if err == nil && fo.sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
+		if fo.hold {
+			if old, oerr := os.Open(p); oerr == nil {
+				defer func() { go old.Close() }()
+			}
+		}
 		err = os.Rename(tmp, p)
 	}
 	if err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	if sync && runtime.GOOS != "windows" {
+	if fo.sync && runtime.GOOS != "windows" {
 		d, err := os.Open(dir)
 		if err != nil {
 			return err

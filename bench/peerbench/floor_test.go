@@ -10,30 +10,47 @@ import (
 )
 
 // The floor's replace puts the new content in place, keeps the file's
-// permission bits, and leaves no temporary file, with syncs and without.
+// permission bits, and leaves no temporary file, with syncs and without,
+// freeing the old file in the rename or after.
 func TestReplaceFile(t *testing.T) {
-	for _, sync := range []bool{true, false} {
+	for _, fo := range []floorOpts{{sync: true}, {}, {sync: true, hold: true}, {hold: true}} {
 		dir := t.TempDir()
 		p := filepath.Join(dir, "f.txt")
 		if err := os.WriteFile(p, []byte("before\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		if err := replaceFile(p, []byte("after\n"), sync); err != nil {
-			t.Fatalf("sync %v: %v", sync, err)
+		if err := replaceFile(p, []byte("after\n"), fo); err != nil {
+			t.Fatalf("%+v: %v", fo, err)
 		}
 		got, err := os.ReadFile(p)
 		if err != nil || string(got) != "after\n" {
-			t.Errorf("sync %v: the file holds %q, %v", sync, got, err)
+			t.Errorf("%+v: the file holds %q, %v", fo, got, err)
 		}
 		if info, err := os.Stat(p); err != nil || info.Mode().Perm() != 0o600 {
-			t.Errorf("sync %v: mode %v, %v; want 0600", sync, info.Mode(), err)
+			t.Errorf("%+v: mode %v, %v; want 0600", fo, info.Mode(), err)
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
-			t.Errorf("sync %v: %d entries in the directory, want the file alone", sync, len(entries))
+			t.Errorf("%+v: %d entries in the directory, want the file alone", fo, len(entries))
 		}
 	}
-	if err := replaceFile(filepath.Join(t.TempDir(), "missing"), []byte("x"), true); err == nil {
+	if err := replaceFile(filepath.Join(t.TempDir(), "missing"), []byte("x"), floorOpts{sync: true}); err == nil {
 		t.Error("a missing file: no error")
+	}
+}
+
+// A floor's command is sync or nosync, with ",hold" or not.
+func TestParseFloor(t *testing.T) {
+	for command, want := range map[string]floorOpts{
+		"sync": {sync: true}, "nosync": {}, "sync,hold": {sync: true, hold: true}, "nosync,hold": {hold: true},
+	} {
+		if got, err := parseFloor(command); err != nil || got != want {
+			t.Errorf("%q: %+v, %v; want %+v", command, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "fsync", "sync,", "sync,keep", "hold"} {
+		if _, err := parseFloor(bad); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
 	}
 }
 
@@ -44,14 +61,14 @@ func TestEditFile(t *testing.T) {
 	if err := os.WriteFile(p, []byte(editText()), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := editFile(p, markA, markB, true); err != nil {
+	if err := editFile(p, markA, markB, floorOpts{sync: true}); err != nil {
 		t.Fatal(err)
 	}
 	got, _ := os.ReadFile(p)
 	if !bytes.Contains(got, []byte(markB)) || bytes.Contains(got, []byte(markA)) || len(got) != len(editText())-len(markA)+len(markB) {
 		t.Errorf("after the edit: %d bytes, markB %v", len(got), bytes.Contains(got, []byte(markB)))
 	}
-	if err := editFile(p, markA, markB, false); err == nil || !strings.Contains(err.Error(), "one occurrence") {
+	if err := editFile(p, markA, markB, floorOpts{}); err == nil || !strings.Contains(err.Error(), "one occurrence") {
 		t.Errorf("no marker left: %v", err)
 	}
 }
@@ -60,7 +77,7 @@ func TestEditFile(t *testing.T) {
 // nothing else.
 func TestFloorProfile(t *testing.T) {
 	st := runState{fx: &fixtures{}, scratch: t.TempDir(), workers: 2}
-	prof := floorProfile(false)
+	prof := floorProfile(floorOpts{})
 	for _, id := range []string{rowWriteSmall, rowEdit} {
 		o, err := prof(id, st)
 		if err != nil || o == nil || o.Do == nil {
@@ -118,7 +135,7 @@ func TestApplyOnly(t *testing.T) {
 }
 
 // -summarize reads the runs saved with -json and shows each ratio's
-// spread, and each server over its floor.
+// spread, and each server over each floor.
 func TestSummarize(t *testing.T) {
 	dir := t.TempDir()
 	var files []string
@@ -130,10 +147,11 @@ func TestSummarize(t *testing.T) {
 			Started:  time.Now(),
 			Inflight: 8,
 			Servers: []*server{{Label: "new", Profile: "acpfs"}, {Label: "old", Profile: "acpfs"},
-				{Label: "floor", Profile: "floor", local: true}},
+				{Label: "floor", Profile: "floor", local: true}, {Label: "held", Profile: "floor", local: true}},
 			Rows: []row{rows[2]},
 			Cells: map[string][]*cell{rowWriteSmall: {
-				{Seq: ph(int(rate)), Conc: ph(int(2 * rate))}, {Seq: ph(100), Conc: ph(200)}, {Seq: ph(200), Conc: ph(400)}}},
+				{Seq: ph(int(rate)), Conc: ph(int(2 * rate))}, {Seq: ph(100), Conc: ph(200)}, {Seq: ph(200), Conc: ph(400)},
+				{Seq: ph(400), Conc: ph(800)}}},
 		}
 		files = append(files, filepath.Join(dir, string(rune('a'+i))+".json"))
 		if err := rep.writeJSON(files[i]); err != nil {
@@ -148,6 +166,7 @@ func TestSummarize(t *testing.T) {
 		"| write 4 KiB (replace a file) | new ÷ old | 0.90×–1.10× (1.00×) | 0.90×–1.10× (1.00×) | 0.91×–1.11× (1.00×) | – |",
 		"| new ÷ floor | 1.82×–2.22× (2.00×) |",
 		"| old ÷ floor | 2.00×–2.00× (2.00×) |",
+		"| new ÷ held | 3.64×–4.44× (4.00×) |",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("the summary lacks %q:\n%s", want, out.String())
@@ -164,7 +183,7 @@ func TestWritersShareTheDirectory(t *testing.T) {
 	for _, label := range []string{"mcp-acpfs", "floor"} {
 		st := runState{fx: &fixtures{}, scratch: dir, prefix: safeName(label), workers: 2}
 		for _, id := range []string{rowWriteSmall, rowEdit} {
-			o, err := floorProfile(true)(id, st)
+			o, err := floorProfile(floorOpts{sync: true})(id, st)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,10 +9,10 @@
 // fixtures, which the server must be allowed to use. PROFILE maps the
 // workload to the server's tools: acpfs (mcp-acpfs serve) or reference
 // (@modelcontextprotocol/server-filesystem); or it is floor, with COMMAND
-// sync or nosync, for no server at all: the writes and the edit done in
+// sync or nosync (with ",hold" or not), for no server at all: the writes and the edit done in
 // this process (see floorProfile). The first server is compared with each
 // of the others, or -ratio says which pairs to compare; each acpfs server
-// is compared with the floor of its durability. bench/run builds,
+// is compared with each floor of its durability. bench/run builds,
 // installs and runs the comparison in the repository's BENCHMARKS.md.
 //
 //	peerbench -summarize [-ratio A:B ...] RUN.json ...
@@ -63,9 +63,10 @@ type server struct {
 	Argv    []string // with {root} in place
 
 	profile profile
-	local   bool     // the floor: no process, the operations done in process
-	only    []string // the rows this server runs (-only); nil: all
-	noSync  bool     // writes without syncs (--no-fsync, or the floor's nosync)
+	local   bool      // the floor: no process, the operations done in process
+	only    []string  // the rows this server runs (-only); nil: all
+	noSync  bool      // writes without syncs (--no-fsync, or the floor's nosync)
+	floor   floorOpts // the floor's, if local
 	c       *client
 	hs      handshake
 }
@@ -100,11 +101,11 @@ func parseServer(v string) (*server, error) {
 		return nil, fmt.Errorf("%q: want LABEL:PROFILE:COMMAND", v)
 	}
 	if prof == "floor" {
-		if command != "sync" && command != "nosync" {
-			return nil, fmt.Errorf("%q: the floor's command is sync or nosync", v)
+		fo, err := parseFloor(command)
+		if err != nil {
+			return nil, fmt.Errorf("%q: %w", v, err)
 		}
-		sync := command == "sync"
-		return &server{Label: label, Profile: prof, Argv: []string{command}, profile: floorProfile(sync), local: true, noSync: !sync}, nil
+		return &server{Label: label, Profile: prof, Argv: []string{command}, profile: floorProfile(fo), local: true, noSync: !fo.sync, floor: fo}, nil
 	}
 	p, ok := profiles[prof]
 	if !ok {

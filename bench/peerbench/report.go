@@ -96,7 +96,7 @@ func (r *report) markdown() string {
 	p("\n")
 	for _, s := range r.Servers {
 		if s.local {
-			p("- **%s**: no server: the writes and the edit done in this process (%s)\n", s.Label, replaceSteps(!s.noSync))
+			p("- **%s**: no server: the writes and the edit done in this process (%s)\n", s.Label, replaceSteps(s.floor))
 			continue
 		}
 		p("- **%s**: `%s` (server %s %s, protocol %s)\n", s.Label, r.displayArgv(s.Argv), s.hs.Name, s.hs.Version, s.hs.Protocol)
@@ -300,7 +300,7 @@ func (r *report) markdown() string {
 // times the floor's.
 const floorGoal = 1.3
 
-// floorTable renders each acpfs server against the floor of its
+// floorTable renders each acpfs server against each floor of its
 // durability, on the floor rows: p50 and p95 with 1 and with Inflight
 // calls in flight.
 func (r *report) floorTable(p func(string, ...any)) {
@@ -309,7 +309,7 @@ func (r *report) floorTable(p func(string, ...any)) {
 		return
 	}
 	p("\nAgainst the floor, the same replace done in this process with no MCP, in the same rounds; goal: our p50 at most %.1f× the floor's.\n\n", floorGoal)
-	p("| workload | server | in flight | server p50 / p95 | floor p50 / p95 | server ÷ floor, p50 / p95 | goal (p50 ≤ %.1f×) |\n|---|---|---:|---:|---:|---:|---|\n", floorGoal)
+	p("| workload | server ÷ floor | in flight | server p50 / p95 | floor p50 / p95 | server ÷ floor, p50 / p95 | goal (p50 ≤ %.1f×) |\n|---|---|---:|---:|---:|---:|---|\n", floorGoal)
 	for _, row := range r.Rows {
 		if !row.Floor {
 			continue
@@ -322,7 +322,7 @@ func (r *report) floorTable(p func(string, ...any)) {
 				if n > 1 {
 					pa, pf = a.Conc, f.Conc
 				}
-				p("| %s | %s | %d |", row.Name, r.Servers[q.Num].Label, n)
+				p("| %s | %s ÷ %s | %d |", row.Name, r.Servers[q.Num].Label, r.Servers[q.Den].Label, n)
 				if !a.ok() || !f.ok() || pa == nil || pf == nil {
 					p(" – | – | – | – |\n")
 					continue
@@ -337,7 +337,7 @@ func (r *report) floorTable(p func(string, ...any)) {
 	}
 }
 
-// floorPairs pairs each acpfs server with the first floor of the same
+// floorPairs pairs each acpfs server with each floor of the same
 // durability.
 func (r *report) floorPairs() []ratio {
 	var out []ratio
@@ -348,7 +348,6 @@ func (r *report) floorPairs() []ratio {
 		for j, f := range r.Servers {
 			if f.local && f.noSync == s.noSync {
 				out = append(out, ratio{i, j})
-				break
 			}
 		}
 	}

@@ -151,7 +151,7 @@ func summarizeRuns(w io.Writer, pairs ratioFlags, files []string) error {
 			p("| %s | %s ÷ %s | %s | %s | %s | %s |\n", row.Name, num, den, spread(seq), spread(conc), spread(lat), spread(cpu))
 		}
 	}
-	// Each acpfs server over the floor of its durability.
+	// Each acpfs server over each floor of its durability.
 	var floors [][2]string
 	for _, s := range first.Servers {
 		if s.Profile != "acpfs" {
@@ -160,7 +160,6 @@ func summarizeRuns(w io.Writer, pairs ratioFlags, files []string) error {
 		for _, f := range first.Servers {
 			if f.Local && f.NoSync == s.NoSync {
 				floors = append(floors, [2]string{s.Label, f.Label})
-				break
 			}
 		}
 	}

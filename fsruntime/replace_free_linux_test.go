@@ -5,32 +5,12 @@ package fsruntime
 import (
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
-)
 
-// holding reports whether a descriptor of this process refers to the file
-// that st describes.
-func holding(t *testing.T, st unix.Stat_t) bool {
-	t.Helper()
-	entries, err := os.ReadDir("/proc/self/fd")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range entries {
-		fd, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		var fst unix.Stat_t
-		if unix.Fstat(fd, &fst) == nil && fst.Dev == st.Dev && fst.Ino == st.Ino {
-			return true
-		}
-	}
-	return false
-}
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
+)
 
 // TestWriteFreesReplacedFileAfter: a write holds the file it replaces
 // across its rename, so that the rename only takes its name, and lets it
@@ -54,7 +34,7 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 		syncs++
 		var st unix.Stat_t
 		renamed = unix.Stat(target, &st) == nil && st.Ino != old.Ino
-		held = holding(t, old)
+		held = ostest.Holds(t, old)
 		return sync(fd)
 	}
 	t.Cleanup(func() { syncDir = sync })
@@ -72,7 +52,7 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if holding(t, old) {
+	if ostest.Holds(t, old) {
 		t.Error("the closed Disk still holds the replaced file")
 	}
 	if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {

@@ -67,6 +67,17 @@ func floorProfile(fo floorOpts) profile {
 	}
 }
 
+// replaceFile replaces the file at p with content (replaceHeld), freeing
+// a file held across the rename on a goroutine of its own, after the
+// call, as mcp-acpfs does.
+func replaceFile(p string, content []byte, fo floorOpts) error {
+	free, err := replaceHeld(p, content, fo)
+	if free != nil {
+		go free()
+	}
+	return err
+}
+
 // editFile replaces the one occurrence of from in the file at p with to,
 // and writes the file back atomically: what an edit does, less what the
 // tool adds (the hashes and the diff of its result).

@@ -30,20 +30,20 @@ func replaceSteps(fo floorOpts) string {
 // file there (O_TMPFILE), give it those bits, write it, sync its data;
 // name it through /proc/self/fd and rename it over the file; sync the
 // directory. Without fo.sync, the two syncs are left out. With fo.hold,
-// the old file is opened before the rename and closed after the call,
-// on a goroutine of its own, as mcp-acpfs does (holdReplaced); without,
-// the rename frees it. Where the file system has no O_TMPFILE the
-// temporary file is named from the start.
-func replaceFile(p string, content []byte, fo floorOpts) error {
+// the old file is opened before the rename and free closes it, as
+// mcp-acpfs does (holdReplaced); without, the rename frees it and free is
+// nil. Where the file system has no O_TMPFILE the temporary file is named
+// from the start.
+func replaceHeld(p string, content []byte, fo floorOpts) (free func(), err error) {
 	dir, name := filepath.Split(p)
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", dir, err)
+		return nil, fmt.Errorf("open %s: %w", dir, err)
 	}
 	defer unix.Close(dfd)
 	var st unix.Stat_t
 	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
-		return fmt.Errorf("lstat %s: %w", p, err)
+		return nil, fmt.Errorf("lstat %s: %w", p, err)
 	}
 	perm := st.Mode & 0o777
 	tmp := tmpName(name)
@@ -52,7 +52,7 @@ func replaceFile(p string, content []byte, fo floorOpts) error {
 	if err != nil {
 		named = true
 		if fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, perm); err != nil {
-			return fmt.Errorf("create a temporary file in %s: %w", dir, err)
+			return nil, fmt.Errorf("create a temporary file in %s: %w", dir, err)
 		}
 	}
 	fail := func(what string, err error) error {
@@ -63,34 +63,34 @@ func replaceFile(p string, content []byte, fo floorOpts) error {
 		return fmt.Errorf("%s %s: %w", what, p, err)
 	}
 	if err := unix.Fchmod(fd, perm); err != nil {
-		return fail("chmod the temporary file of", err)
+		return nil, fail("chmod the temporary file of", err)
 	}
 	for b := content; len(b) > 0; {
 		n, err := unix.Write(fd, b)
 		if err != nil && err != unix.EINTR {
-			return fail("write", err)
+			return nil, fail("write", err)
 		}
 		b = b[max(n, 0):]
 	}
 	if fo.sync {
 		if err := unix.Fdatasync(fd); err != nil {
-			return fail("sync", err)
+			return nil, fail("sync", err)
 		}
 	}
 	if !named {
 		if err := unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), dfd, tmp, unix.AT_SYMLINK_FOLLOW); err != nil {
-			return fail("link the temporary file of", err)
+			return nil, fail("link the temporary file of", err)
 		}
 		named = true
 	}
 	if err := unix.Close(fd); err != nil {
 		unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("close the temporary file of %s: %w", p, err)
+		return nil, fmt.Errorf("close the temporary file of %s: %w", p, err)
 	}
 	old := -1
 	if fo.hold {
-		if old, err = unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err != nil {
-			old = -1
+		if fd, err := unix.Openat(dfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0); err == nil {
+			old = fd
 		}
 	}
 	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
@@ -98,15 +98,15 @@ func replaceFile(p string, content []byte, fo floorOpts) error {
 		if old >= 0 {
 			unix.Close(old)
 		}
-		return fmt.Errorf("rename over %s: %w", p, err)
+		return nil, fmt.Errorf("rename over %s: %w", p, err)
 	}
 	if old >= 0 {
-		defer func() { go unix.Close(old) }()
+		free = func() { unix.Close(old) }
 	}
 	if fo.sync {
 		if err := unix.Fsync(dfd); err != nil {
-			return fmt.Errorf("sync the directory of %s: %w", p, err)
+			return free, fmt.Errorf("sync the directory of %s: %w", p, err)
 		}
 	}
-	return nil
+	return free, nil
 }

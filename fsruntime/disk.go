@@ -463,7 +463,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // file keeps its permission bits; on Windows, which has none to keep, a
 // read-only file or one held by another process is refused ([ErrReadOnly],
 // [ErrInUse]). A symlink is followed to its target when that stays inside
-// the root; the link itself is kept.
+// the root; the link itself is kept. On Linux the replaced file is freed
+// after the call returns (see [Disk.Close]).
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}

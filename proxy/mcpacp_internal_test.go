@@ -161,6 +161,7 @@ func TestMCPOverACPActiveLimit(t *testing.T) {
 // answers to a hop whose output the returned reader reads, as the agent
 // would. All of it, b included, is closed when the test ends.
 func serveOverACP(t *testing.T, b *bridge.Bridge, s *bridge.Session) (*acpServers, bridge.MCPServerEntry, *wire.Reader) {
+	t.Helper()
 	log := slog.New(slog.DiscardHandler)
 	toAgent, fromProxy := io.Pipe()
 	agent := newHop("agent", fromProxy, nil)

@@ -9,11 +9,12 @@
 // fixtures, which the server must be allowed to use. PROFILE maps the
 // workload to the server's tools: acpfs (mcp-acpfs serve) or reference
 // (@modelcontextprotocol/server-filesystem); or it is floor, with COMMAND
-// sync or nosync (with ",hold" or not), for no server at all: the writes and the edit done in
-// this process (see floorProfile). The first server is compared with each
-// of the others, or -ratio says which pairs to compare; each acpfs server
-// is compared with each floor of its durability. bench/run builds,
-// installs and runs the comparison in the repository's BENCHMARKS.md.
+// sync or nosync (with ",hold" or not), for no server at all: the writes
+// and the edit done in this process (see floorProfile). The first server
+// is compared with each of the others, or -ratio says which pairs to
+// compare; each acpfs server is compared with each floor of its
+// durability. bench/run builds, installs and runs the comparison in the
+// repository's BENCHMARKS.md.
 //
 //	peerbench -summarize [-ratio A:B ...] RUN.json ...
 //

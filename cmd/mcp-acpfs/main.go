@@ -28,10 +28,21 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/mcp-acpfs/mcp-acpfs/internal/heapfloor"
 )
+
+// heapFloor is the heap goal the collector keeps while the live heap is
+// small, unless GOGC is set: a server's live heap is 1 to 3 MiB, and the
+// runtime's goal of 4 MiB made it collect after every one or two 1 MiB
+// writes. See DESIGN.md, "A floor under the heap goal".
+const heapFloor = 12 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	if os.Getenv("GOGC") == "" {
+		heapfloor.Start(heapFloor) // until the process exits
+	}
 	growPipe(os.Stdin)
 	growPipe(os.Stdout)
 	stdin, restoreStdin := polledStdin()

@@ -40,9 +40,7 @@ const heapFloor = 12 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	if os.Getenv("GOGC") == "" {
-		heapfloor.Start(heapFloor) // until the process exits
-	}
+	startHeapFloor(os.Getenv) // until the process exits
 	growPipe(os.Stdin)
 	growPipe(os.Stdout)
 	stdin, restoreStdin := polledStdin()
@@ -55,6 +53,16 @@ func main() {
 	stop()
 	restoreStdin()
 	os.Exit(code)
+}
+
+// startHeapFloor starts the floor under the heap goal (heapFloor), unless
+// getenv gives a GOGC: then the owner of the process chose, and it
+// returns nil.
+func startHeapFloor(getenv func(string) string) *heapfloor.Floor {
+	if getenv("GOGC") != "" {
+		return nil
+	}
+	return heapfloor.Start(heapFloor)
 }
 
 // env is what a command may use of the process. Only main builds one from

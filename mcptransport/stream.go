@@ -339,7 +339,7 @@ func (c *conn) handle(j *job) {
 	if m.Method == string(mcp.MethodToolsCall) {
 		if c.lifted != nil {
 			lt = lift.NewTable(c.sess.liftPrefix)
-			raw = lt.LiftArguments(raw, c.lifted)
+			raw = lt.LiftArguments(raw, m.LongStrings, c.lifted)
 			ctx = lift.WithTable(ctx, lt)
 		}
 		if c.calls != nil {

@@ -64,7 +64,7 @@ func callBothWays(t *testing.T, c *conn, ctx context.Context, line string) (dire
 	t.Helper()
 	lifted := func() (context.Context, *lift.Table, []byte) {
 		lt := lift.NewTable(c.sess.liftPrefix)
-		raw := lt.LiftArguments([]byte(line), c.lifted) // takes the copy as its own
+		raw := lt.LiftArguments([]byte(line), nil, c.lifted) // takes the copy as its own
 		return lift.WithTable(ctx, lt), lt, raw
 	}
 	join := func(lt *lift.Table, resp []byte) []byte {

@@ -42,6 +42,7 @@ type Table struct {
 // liftedArg is one string argument lifted out of a call.
 type liftedArg struct {
 	quoted []byte // the JSON string, over the bytes of the request's line
+	ascii  bool   // quoted is known to hold ASCII only
 	done   bool   // quoted has been decoded, over itself, into text
 	text   string
 	err    error
@@ -66,18 +67,17 @@ func (lt *Table) placeholderLocked() string {
 }
 
 // LiftArguments returns line, a tools/call request the wire reader
-// accepted (well-formed JSON, one "params"), with the large string
-// arguments its tool allows replaced by placeholders, which lt maps back
-// to them. It returns line itself when there is nothing to lift, and
-// otherwise a new line: the lifted strings stay in line, which from then
-// on belongs to lt, for Unlift decodes them over their own bytes.
-// The caller must not use line's bytes again (a wire.Message's Raw is its
-// own: the Reader allocated it for that message alone).
-func (lt *Table) LiftArguments(line []byte, lifted Arguments) []byte {
+// accepted, with the large string arguments its tool allows replaced by
+// placeholders, which lt maps back to them; long are its long strings as
+// the reader found them (Message.LongStrings), or nil. It returns line
+// itself when there is nothing to lift, and otherwise a new line: line
+// then belongs to lt, for Unlift decodes the strings over their own bytes,
+// and the caller must not use it again (a Message's Raw is its own).
+func (lt *Table) LiftArguments(line []byte, long []wire.LongString, lifted Arguments) []byte {
 	if len(line) < Min {
 		return line
 	}
-	w := Walker{b: line}
+	w := Walker{b: line, long: long}
 	params := -1
 	w.Members(0, func(key []byte, v int) bool {
 		if string(key) == `"params"` {
@@ -106,14 +106,14 @@ func (lt *Table) LiftArguments(line []byte, lifted Arguments) []byte {
 	if json.Unmarshal(line[nameAt:w.Skip(nameAt)], &name) != nil {
 		return line
 	}
-	var spans [][2]int
+	var spans []liftSpan
 	for _, path := range lifted[name] {
 		spans = w.appendLiftable(spans, argsAt, path)
 	}
 	if len(spans) == 0 {
 		return line
 	}
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] }) // they never overlap
+	slices.SortFunc(spans, func(a, b liftSpan) int { return a.start - b.start }) // they never overlap
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	if lt.args == nil {
@@ -121,30 +121,37 @@ func (lt *Table) LiftArguments(line []byte, lifted Arguments) []byte {
 	}
 	n := len(line)
 	for _, s := range spans {
-		n += len(lt.prefix) + 22 - (s[1] - s[0]) // its placeholder quoted, up to 20 digits
+		n += len(lt.prefix) + 22 - (s.end - s.start) // its placeholder quoted, up to 20 digits
 	}
 	out := make([]byte, 0, n)
 	last := 0
 	for _, s := range spans {
 		ph := lt.placeholderLocked()
-		lt.args[ph] = &liftedArg{quoted: line[s[0]:s[1]:s[1]]}
-		out = append(out, line[last:s[0]]...)
+		lt.args[ph] = &liftedArg{quoted: line[s.start:s.end:s.end], ascii: s.ascii}
+		out = append(out, line[last:s.start]...)
 		out = append(out, '"')
 		out = append(out, ph...)
 		out = append(out, '"')
-		last = s[1]
+		last = s.end
 	}
 	return append(out, line[last:]...)
 }
 
+// A liftSpan is a string to lift: line[start:end], quotes included.
+type liftSpan struct {
+	start, end int
+	ascii      bool // known to hold ASCII only
+}
+
 // appendLiftable appends the spans of the strings of Min bytes or more
 // found at path from the value at w.b[at:].
-func (w *Walker) appendLiftable(spans [][2]int, at int, path []string) [][2]int {
+func (w *Walker) appendLiftable(spans []liftSpan, at int, path []string) []liftSpan {
 	b := w.b
 	if len(path) == 0 {
 		if b[at] == '"' {
 			if end := w.Skip(at); end-at >= Min {
-				spans = append(spans, [2]int{at, end})
+				ls, _ := w.longString(at)
+				spans = append(spans, liftSpan{start: at, end: end, ascii: ls.ASCII})
 			}
 		}
 		return spans
@@ -187,7 +194,7 @@ func Unlift(ctx context.Context, s *string) error {
 	}
 	if !a.done {
 		a.done = true
-		text, err := unquoteInPlace(a.quoted)
+		text, err := unquoteInPlace(a.quoted, a.ascii)
 		a.quoted = nil
 		if err != nil {
 			a.err = fmt.Errorf("a string argument: %w", err)
@@ -203,19 +210,18 @@ func Unlift(ctx context.Context, s *string) error {
 }
 
 // unquoteInPlace decodes the JSON string q, quotes included, over its own
-// bytes, and returns the text: q[1:1+n], or, when q holds invalid UTF-8, a
-// new slice. It decodes as encoding/json does: each invalid UTF-8 byte
-// becomes U+FFFD, so does a \u escape of a lone surrogate, and \u escapes
-// of a surrogate pair become its rune. q must be a JSON string the wire
-// reader accepted (no control characters, a well-formed escape after every
-// backslash); an escape that is not is an error.
-// See DESIGN.md, "Decoding in place (unquoteInPlace)".
-func unquoteInPlace(q []byte) ([]byte, error) {
+// bytes, and returns the text: q[1:1+n], or, when q holds invalid UTF-8
+// (unchecked if ascii says q is ASCII), a new slice. It decodes as
+// encoding/json does: an invalid UTF-8 byte, or a \u escape of a lone
+// surrogate, becomes U+FFFD; a surrogate pair becomes its rune. q must be a
+// JSON string the wire reader accepted; an escape that is not well formed
+// is an error. See DESIGN.md, "Decoding in place (unquoteInPlace)".
+func unquoteInPlace(q []byte, ascii bool) ([]byte, error) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return nil, errors.New("not a JSON string")
 	}
 	b := q[1 : len(q)-1 : len(q)-1]
-	if !utf8.Valid(b) {
+	if !ascii && !utf8.Valid(b) {
 		// Rare: encoding/json replaces invalid bytes. (The escapes are
 		// ASCII, so b is valid exactly when the text between them is.)
 		var v string
@@ -528,11 +534,13 @@ func putQuoteBuf(b []byte) {
 }
 
 // A Walker walks JSON that is known to be well formed (the wire reader
-// checked it). Offsets point at the first byte of a value. It remembers
-// the end of the last value it skipped, so that finding a large string's
-// end and then stepping past it is one pass over the string, not two.
+// checked it). Offsets point at the first byte of a value. It steps over
+// the long strings it is given in no time, and remembers the end of the
+// last value it skipped, so that finding another large string's end and
+// then stepping past it is one pass over the string, not two.
 type Walker struct {
 	b               []byte
+	long            []wire.LongString // b's long strings, in order
 	lastAt, lastEnd int
 }
 
@@ -542,9 +550,19 @@ func NewWalker(b []byte) Walker { return Walker{b: b} }
 // Skip returns the offset just past the value at w.b[at:].
 func (w *Walker) Skip(at int) int {
 	if at != w.lastAt || w.lastEnd == 0 {
-		w.lastAt, w.lastEnd = at, skipJSON(w.b, at)
+		w.lastAt, w.lastEnd = at, w.skipValue(at)
 	}
 	return w.lastEnd
+}
+
+// longString returns the long string that starts at w.b[at], if w was
+// given one.
+func (w *Walker) longString(at int) (wire.LongString, bool) {
+	i, ok := slices.BinarySearchFunc(w.long, at, func(ls wire.LongString, at int) int { return ls.Start - at })
+	if !ok {
+		return wire.LongString{}, false
+	}
+	return w.long[i], true
 }
 
 // Members calls f with the raw (quoted) name and the value offset of each
@@ -584,10 +602,14 @@ func (w *Walker) Elements(at int, f func(valueAt int)) {
 	}
 }
 
-// skipJSON returns the offset just past the value at b[at:].
-func skipJSON(b []byte, at int) int {
+// skipValue returns the offset just past the value at w.b[at:].
+func (w *Walker) skipValue(at int) int {
+	b := w.b
 	switch b[at] {
 	case '"':
+		if ls, ok := w.longString(at); ok {
+			return ls.End
+		}
 		for i := at + 1; ; {
 			j := bytes.IndexByte(b[i:], '"')
 			if j < 0 {
@@ -608,7 +630,7 @@ func skipJSON(b []byte, at int) int {
 		for i := at; i < len(b); {
 			switch b[i] {
 			case '"':
-				i = skipJSON(b, i)
+				i = w.skipValue(i)
 				continue
 			case '{', '[':
 				depth++

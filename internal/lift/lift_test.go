@@ -66,7 +66,7 @@ func TestLiftArgumentsWrite(t *testing.T) {
 	content := mcptest.HardText(64 << 10)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	line := mcptest.CallLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content, "expectedHash": strings.Repeat("a", 64)})
-	lifted := lt.LiftArguments(line, testLifted)
+	lifted := lt.LiftArguments(line, nil, testLifted)
 	if len(lifted) > 1024 {
 		t.Errorf("the lifted line has %d bytes; the content was not lifted", len(lifted))
 	}
@@ -100,7 +100,7 @@ func TestLiftArgumentsEdit(t *testing.T) {
 		{"oldText": old, "newText": "", "replaceAll": true},
 	}})
 	var args editArgs
-	decodeArgs(t, lt.LiftArguments(line, testLifted), &args)
+	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
 	if len(lt.args) != 2 {
 		t.Errorf("%d strings lifted, want the 2 large ones", len(lt.args))
 	}
@@ -137,7 +137,7 @@ func TestLiftArgumentsLeavesTheRest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lt := NewTable("mcp-acpfs-lifted-0123-")
-			if got := lt.LiftArguments(tc.line, testLifted); string(got) != string(tc.line) {
+			if got := lt.LiftArguments(tc.line, nil, testLifted); string(got) != string(tc.line) {
 				t.Errorf("the line changed:\n%.200s", got)
 			}
 		})
@@ -154,7 +154,7 @@ func TestLiftArgumentsRepeatedMember(t *testing.T) {
 		string(qa) + `,"content":` + string(qb) + `}}}`)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, testLifted), &args)
+	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
 	if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func TestUnliftInvalidUTF8(t *testing.T) {
 	decodeArgs(t, line, &want)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, testLifted), &args)
+	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
 	if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func checkUnquote(t *testing.T, s string) {
 	if !json.Valid(q) || json.Unmarshal(q, &want) != nil {
 		return
 	}
-	got, err := unquoteInPlace(q)
+	got, err := unquoteInPlace(q, false)
 	if err != nil {
 		t.Fatalf("unquoteInPlace(%q): %v", q, err)
 	}
@@ -306,7 +306,7 @@ func TestUnquoteInPlace(t *testing.T) {
 		checkUnquote(t, s)
 	}
 	for _, bad := range []string{`"\x"`, `"\u12"`, `"\`, `x`, `"\u12g4"`} {
-		if _, err := unquoteInPlace([]byte(bad)); err == nil {
+		if _, err := unquoteInPlace([]byte(bad), false); err == nil {
 			t.Errorf("unquoteInPlace(%s): no error", bad)
 		}
 	}
@@ -326,7 +326,7 @@ func TestUnliftDecodesInPlaceOnce(t *testing.T) {
 	line := mcptest.CallLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content})
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, testLifted), &args)
+	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
 	ph := args.Content
 	ctx := WithTable(context.Background(), lt)
 	if err := Unlift(ctx, &args.Content); err != nil {
@@ -369,17 +369,22 @@ func BenchmarkQuoteJSON(b *testing.B) {
 }
 
 // BenchmarkUnquoteInPlace decodes a copy of the quoted text each time: the
-// copy is part of what it measures.
+// copy is part of what it measures. "ascii" is a text the wire scan saw to
+// be ASCII, whose UTF-8 goes unchecked.
 func BenchmarkUnquoteInPlace(b *testing.B) {
 	q, _ := json.Marshal(fileText(1 << 20))
 	buf := make([]byte, len(q))
-	b.SetBytes(int64(len(q)))
-	b.ReportAllocs()
-	for b.Loop() {
-		copy(buf, q)
-		if _, err := unquoteInPlace(buf); err != nil {
-			b.Fatal(err)
-		}
+	for _, ascii := range []bool{false, true} {
+		b.Run(map[bool]string{false: "utf8", true: "ascii"}[ascii], func(b *testing.B) {
+			b.SetBytes(int64(len(q)))
+			b.ReportAllocs()
+			for b.Loop() {
+				copy(buf, q)
+				if _, err := unquoteInPlace(buf, ascii); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -398,7 +403,8 @@ var liftShapes = []struct{ tool, args string }{
 
 // FuzzLiftArguments checks that lifting a call's large strings and putting
 // them back gives its handler exactly the arguments it would have got
-// without: any string (escapes, surrogates, invalid UTF-8), anywhere.
+// without: any string (escapes, surrogates, invalid UTF-8), anywhere, with
+// and without the long strings the wire reader found.
 func FuzzLiftArguments(f *testing.F) {
 	for i := range liftShapes {
 		f.Add(uint8(i), `line \"quoted\" \\ tab\t \u00e9\ud83d\ude00 é\n`, "x")
@@ -409,53 +415,64 @@ func FuzzLiftArguments(f *testing.F) {
 		large := `"` + strings.Repeat(text, Min/max(len(text), 1)+1) + `"`
 		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + sh.tool + `","arguments":` +
 			fmt.Sprintf(sh.args, large, `"`+small+`"`) + `}}`)
-		if _, err := wire.Parse(line); err != nil {
+		m, err := wire.Parse(line)
+		if err != nil {
 			return // the reader would not have passed it on
 		}
-		lt := NewTable("mcp-acpfs-lifted-0123-")
-		ctx := WithTable(context.Background(), lt)
-		unlift := func(s *string) {
-			if err := Unlift(ctx, s); err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-		}
-		// Both decodings fail alike (a content that is not a string, say),
-		// or both give the same arguments.
-		decode := func(line []byte, v any) error {
-			var req struct {
-				Params struct {
-					Arguments json.RawMessage `json:"arguments"`
-				} `json:"params"`
-			}
-			if err := json.Unmarshal(line, &req); err != nil {
-				t.Fatalf("%s: %v", line, err)
-			}
-			return json.Unmarshal(req.Params.Arguments, v)
-		}
-		switch sh.tool {
-		case WriteTextFile:
-			var want, got writeArgs
-			errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), testLifted), &got)
-			if errGot == nil {
-				unlift(&got.Content)
-			}
-			if (errGot == nil) != (errWant == nil) || got != want {
-				t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
-			}
-		case EditTextFile:
-			var want, got editArgs
-			errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), testLifted), &got)
-			for i := range got.Edits {
-				unlift(&got.Edits[i].OldText)
-				unlift(&got.Edits[i].NewText)
-			}
-			if (errGot == nil) != (errWant == nil) || !slices.Equal(got.Edits, want.Edits) || got.Path != want.Path {
-				t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
-			}
-		default:
-			if lifted := lt.LiftArguments(bytes.Clone(line), testLifted); !bytes.Equal(lifted, line) {
-				t.Fatalf("%s: lifted an argument of a tool that takes none: %s", line, lifted)
-			}
+		for _, long := range [][]wire.LongString{nil, m.LongStrings} {
+			checkLift(t, sh.tool, line, long)
 		}
 	})
+}
+
+// checkLift checks that lifting the large strings of line, a tools/call of
+// tool, whose long strings are long, and putting them back gives the
+// arguments line has.
+func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
+	t.Helper()
+	lt := NewTable("mcp-acpfs-lifted-0123-")
+	ctx := WithTable(context.Background(), lt)
+	unlift := func(s *string) {
+		if err := Unlift(ctx, s); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+	}
+	// Both decodings fail alike (a content that is not a string, say),
+	// or both give the same arguments.
+	decode := func(line []byte, v any) error {
+		var req struct {
+			Params struct {
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"params"`
+		}
+		if err := json.Unmarshal(line, &req); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		return json.Unmarshal(req.Params.Arguments, v)
+	}
+	switch tool {
+	case WriteTextFile:
+		var want, got writeArgs
+		errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), long, testLifted), &got)
+		if errGot == nil {
+			unlift(&got.Content)
+		}
+		if (errGot == nil) != (errWant == nil) || got != want {
+			t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
+		}
+	case EditTextFile:
+		var want, got editArgs
+		errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), long, testLifted), &got)
+		for i := range got.Edits {
+			unlift(&got.Edits[i].OldText)
+			unlift(&got.Edits[i].NewText)
+		}
+		if (errGot == nil) != (errWant == nil) || !slices.Equal(got.Edits, want.Edits) || got.Path != want.Path {
+			t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
+		}
+	default:
+		if lifted := lt.LiftArguments(bytes.Clone(line), long, testLifted); !bytes.Equal(lifted, line) {
+			t.Fatalf("%s: lifted an argument of a tool that takes none: %s", line, lifted)
+		}
+	}
 }

@@ -66,6 +66,10 @@ type Message struct {
 	// DecodeError decodes it.
 	Error json.RawMessage
 
+	// LongStrings are the strings of LongStringMin bytes or more in Raw,
+	// in order, as the scan of the line found them; nil if it has none.
+	LongStrings []LongString
+
 	// idAt is where ID starts in Raw, -1 if Raw has no id, 0 if the
 	// Message was not made by this package's parser.
 	idAt int
@@ -154,7 +158,7 @@ func Parse(line []byte) (Message, error) {
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return Message{}, fmt.Errorf("wire: %w: line contains a newline", ErrMalformed)
 	}
-	env, reason := scanObject(line)
+	env, reason := scanObject(line, true)
 	if reason == "" {
 		reason = env.check(line)
 	}
@@ -210,7 +214,7 @@ func (env *envelope) versionOK(b []byte) bool {
 // message builds the Message for a checked envelope over raw. methods, if
 // not nil, interns method names.
 func (env *envelope) message(raw []byte, methods map[string]string) Message {
-	m := Message{Raw: raw}
+	m := Message{Raw: raw, LongStrings: env.long}
 	sub := func(mm member) json.RawMessage {
 		s := env.mem[mm]
 		if !s.present() {

@@ -144,7 +144,7 @@ func (r *Reader) Next() (Message, error) {
 		if len(line) == 0 {
 			continue
 		}
-		env, reason := scanObject(line)
+		env, reason := scanObject(line, true)
 		if reason == "" {
 			reason = env.check(line)
 		}

@@ -37,9 +37,22 @@ var memberNames = [numMembers]string{"jsonrpc", "id", "method", "params", "resul
 // An envelope is where the JSON-RPC members of one top-level object are.
 type envelope struct {
 	mem           [numMembers]span
-	open          int  // offset of the object's '{'
-	empty         bool // the object has no members at all
-	methodEscaped bool // the method string contains escapes
+	open          int          // offset of the object's '{'
+	empty         bool         // the object has no members at all
+	methodEscaped bool         // the method string contains escapes
+	long          []LongString // the object's long strings, in order
+}
+
+// LongStringMin is the length, in bytes with its quotes, from which the
+// scan of a line records a string in Message.LongStrings.
+const LongStringMin = 1 << 10
+
+// A LongString is where a string of LongStringMin bytes or more lies in a
+// Message's Raw, and what the scan that checked it learned: a reader of
+// the message can step over it, and decode it, without looking again.
+type LongString struct {
+	Start, End int  // Raw[Start:End] is the JSON string, quotes included
+	ASCII      bool // each of its bytes is below 0x80; false if not known
 }
 
 // scanObject checks that b is exactly one JSON object, optionally
@@ -47,13 +60,14 @@ type envelope struct {
 // named in memberNames. Keys are compared after unescaping, as
 // encoding/json does. A repeated envelope member is an error: decoders
 // disagree on which one wins. It returns a reason for the log, or "" if b
-// is a valid JSON object.
+// is a valid JSON object. If collect is set, it records the object's long
+// strings in env.long.
 // See DESIGN.md, "One pass over the line (scanObject)".
-func scanObject(b []byte) (env envelope, reason string) {
+func scanObject(b []byte, collect bool) (env envelope, reason string) {
 	for i := range env.mem {
 		env.mem[i] = span{-1, -1}
 	}
-	s := scanner{b: b}
+	s := scanner{b: b, collect: collect}
 	s.skipSpace()
 	switch {
 	case s.i == len(b):
@@ -125,6 +139,7 @@ func scanObject(b []byte) (env envelope, reason string) {
 	if s.skipSpace() != len(b) {
 		return env, fmt.Sprintf("data after the JSON object at offset %d", s.i)
 	}
+	env.long = s.long
 	return env, ""
 }
 
@@ -172,9 +187,12 @@ func scanScalarID(id []byte) ([]byte, error) {
 // A scanner validates JSON in b from offset i. The first error is kept in
 // err.
 type scanner struct {
-	b   []byte
-	i   int
-	err string
+	b       []byte
+	i       int
+	err     string
+	ascii   bool         // the string just scanned is known to be ASCII
+	collect bool         // record long strings in long
+	long    []LongString // the long strings scanned
 }
 
 func (s *scanner) peek() byte {
@@ -403,15 +421,23 @@ func PlainRun[S ~string | ~[]byte](s S) int {
 // an escape, after which str expects the runs that follow to be long too.
 const sparseRun = 32
 
-// str scans a JSON string starting at the opening quote and reports whether
-// it contains escapes.
+// str scans a JSON string starting at the opening quote, reports whether
+// it contains escapes, and records it in s.long if it is long.
 //
 // It finds the next byte that is not plain (a quote, a backslash or a
 // control character) a word at a time, which suits short strings and short
 // runs between escapes. After a long run that ends at an escape, as in a
 // file's text with a newline every line, it hands the rest of the string
 // to sparseStr.
-func (s *scanner) str() (escaped, ok bool) { return s.scanStr(true) }
+func (s *scanner) str() (escaped, ok bool) {
+	start := s.i
+	s.ascii = false
+	escaped, ok = s.scanStr(true)
+	if ok && s.collect && s.i-start >= LongStringMin {
+		s.long = append(s.long, LongString{Start: start, End: s.i, ASCII: s.ascii})
+	}
+	return escaped, ok
+}
 
 // scanStr is str, which may hand over to sparseStr, or, if not, scans
 // the string byte by byte after each byte that is not plain and records
@@ -465,13 +491,13 @@ func (s *scanner) scanStr(sparse bool) (escaped, ok bool) {
 // before it checked. It finds the closing quote and each backslash with
 // bytes.IndexByte, which looks at many bytes at once, rather than look at
 // every word for all three kinds of byte that are not plain, and checks
-// the rest for control characters in one pass at the end. If the string
-// is wrong it scans it again with scanStr, for the first error and its
-// offset.
+// the whole string for control characters, and for bytes that are not
+// ASCII, in one pass at the end. If the string is wrong it scans it again
+// with scanStr, for the first error and its offset.
 func (s *scanner) sparseStr(i int) (escaped, ok bool) {
 	b := s.b
-	from := i
-	end := -1 // the first quote at or after i, once looked for
+	open := s.i // the opening quote
+	end := -1   // the first quote at or after i, once looked for
 	for {
 		if end < i {
 			end = len(b)
@@ -479,14 +505,11 @@ func (s *scanner) sparseStr(i int) (escaped, ok bool) {
 				end = i + q
 			}
 		}
-		if n := bytes.IndexByte(b[i:end], '\\'); n >= 0 {
-			i += n
-		} else if end == len(b) || hasControl(b[from:end]) {
-			return s.scanStr(false)
-		} else {
-			s.i = end + 1
-			return true, true
+		n := bytes.IndexByte(b[i:end], '\\')
+		if n < 0 {
+			break
 		}
+		i += n
 		switch {
 		case i+1 < len(b) && simpleEscape[b[i+1]]:
 			i += 2
@@ -496,6 +519,15 @@ func (s *scanner) sparseStr(i int) (escaped, ok bool) {
 			return s.scanStr(false)
 		}
 	}
+	if end == len(b) {
+		return s.scanStr(false)
+	}
+	ctl, hi := textBits(b[open+1 : end])
+	if ctl != 0 {
+		return s.scanStr(false)
+	}
+	s.i, s.ascii = end+1, hi == 0
+	return true, true
 }
 
 // simpleEscape holds the characters that make a two-byte escape after a
@@ -504,7 +536,14 @@ var simpleEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': t
 
 // hasControl reports whether b holds a control character (< 0x20).
 func hasControl(b []byte) bool {
-	var acc uint64
+	ctl, _ := textBits(b)
+	return ctl != 0
+}
+
+// textBits reports, each as msb or 0, whether b holds a control character
+// (< 0x20) and whether it holds a byte of 0x80 or more, looking at four
+// words at a time.
+func textBits(b []byte) (ctl, hi uint64) {
 	for len(b) >= 32 {
 		x0 := binary.LittleEndian.Uint64(b)
 		x1 := binary.LittleEndian.Uint64(b[8:])
@@ -513,20 +552,23 @@ func hasControl(b []byte) bool {
 		// A byte's top bit is set after subtracting 0x20 when it was
 		// below 0x20 (or is borrowed from, which takes one that was),
 		// and was clear before.
-		acc |= (x0-0x20*lsb)&^x0 | (x1-0x20*lsb)&^x1 | (x2-0x20*lsb)&^x2 | (x3-0x20*lsb)&^x3
+		ctl |= (x0-0x20*lsb)&^x0 | (x1-0x20*lsb)&^x1 | (x2-0x20*lsb)&^x2 | (x3-0x20*lsb)&^x3
+		hi |= x0 | x1 | x2 | x3
 		b = b[32:]
 	}
 	for len(b) >= 8 {
 		x := binary.LittleEndian.Uint64(b)
-		acc |= (x - 0x20*lsb) &^ x
+		ctl |= (x - 0x20*lsb) &^ x
+		hi |= x
 		b = b[8:]
 	}
 	for _, c := range b {
 		if c < 0x20 {
-			return true
+			ctl |= msb
 		}
+		hi |= uint64(c)
 	}
-	return acc&msb != 0
+	return ctl & msb, hi & msb
 }
 
 func isHex(c byte) bool {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // specials's lowest flag is the first quote, backslash or control
@@ -106,4 +107,63 @@ func TestPlainRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The scan of a line records where its long strings are, keys and nested
+// values included, and which of them it saw to be ASCII: those it checked
+// a run at a time (a file's text, with an escape every line). Offsets are
+// in Raw, after the whitespace around the line is trimmed.
+func TestLongStrings(t *testing.T) {
+	lines := func(line string, n int) string {
+		q, _ := json.Marshal(strings.Repeat(line+"\n", n))
+		return string(q)
+	}
+	ascii := lines("func main() { fmt.Println(`hello, world`) }", 40)
+	utf := lines("// Grüße aus Köln 😀", 60)
+	plain := `"` + strings.Repeat("x", LongStringMin) + `"`
+	dense := `"` + strings.Repeat(`\n`, LongStringMin) + `"`
+	key := `"` + strings.Repeat("k", LongStringMin-2) + `"`
+	short := `"` + strings.Repeat("s", LongStringMin-3) + `"`
+	obj := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"a":` + ascii + `,"b":[` + utf + `,` + short + `],` +
+		key + `:` + plain + `,"c":{"d":` + dense + `}}}`
+	want := []LongString{
+		{Start: strings.Index(obj, ascii), End: strings.Index(obj, ascii) + len(ascii), ASCII: true},
+		{Start: strings.Index(obj, utf), End: strings.Index(obj, utf) + len(utf)},
+		{Start: strings.Index(obj, key), End: strings.Index(obj, key) + len(key)},
+		{Start: strings.Index(obj, plain), End: strings.Index(obj, plain) + len(plain)},
+		{Start: strings.Index(obj, dense), End: strings.Index(obj, dense) + len(dense)},
+	}
+	check := func(t *testing.T, m Message) {
+		t.Helper()
+		if string(m.Raw) != obj {
+			t.Fatalf("Raw has %d bytes, want %d", len(m.Raw), len(obj))
+		}
+		if !slices.Equal(m.LongStrings, want) {
+			t.Fatalf("LongStrings = %+v\nwant %+v", m.LongStrings, want)
+		}
+	}
+	t.Run("Parse", func(t *testing.T) {
+		m, err := Parse([]byte(" \t" + obj + " "))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, m)
+	})
+	t.Run("Reader", func(t *testing.T) {
+		long := strings.Repeat(" ", readBufferSize) + obj + " \r\n" + obj + "\n"
+		r := NewReader(iotest.HalfReader(strings.NewReader(long)), ReaderOptions{})
+		for range 2 {
+			m, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			check(t, m)
+		}
+	})
+	t.Run("none", func(t *testing.T) {
+		m, err := Parse([]byte(`{"jsonrpc":"2.0","method":"m","params":[` + short + `]}`))
+		if err != nil || m.LongStrings != nil {
+			t.Fatalf("LongStrings = %+v (%v), want none", m.LongStrings, err)
+		}
+	})
 }

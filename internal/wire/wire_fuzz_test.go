@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,8 +76,30 @@ func FuzzReader(f *testing.F) {
 				(m.ID == nil) != (w.ID == nil) || m.Kind() != w.Kind() {
 				t.Fatalf("message %d = %+v, encoding/json says %+v", i, m, w)
 			}
+			checkLongStrings(t, m)
 		}
 	})
+}
+
+// checkLongStrings checks that m's long strings are, in order, strings of
+// Raw of LongStringMin bytes or more, and ASCII where they say so.
+func checkLongStrings(t *testing.T, m Message) {
+	t.Helper()
+	end := 0
+	for _, ls := range m.LongStrings {
+		if ls.Start < end || ls.End > len(m.Raw) || ls.End-ls.Start < LongStringMin {
+			t.Fatalf("long string %+v out of order, out of Raw (%d bytes), or short", ls, len(m.Raw))
+		}
+		s := m.Raw[ls.Start:ls.End]
+		var v string
+		if s[0] != '"' || json.Unmarshal(s, &v) != nil {
+			t.Fatalf("long string %+v is not a JSON string: %.80q", ls, s)
+		}
+		if ls.ASCII && slices.ContainsFunc(s, func(c byte) bool { return c >= 0x80 }) {
+			t.Fatalf("long string %+v says ASCII but is not: %.80q", ls, s)
+		}
+		end = ls.End
+	}
 }
 
 // checkOverlong checks the overlong errors a Reader returned for input:
@@ -245,6 +268,29 @@ func FuzzSetID(f *testing.F) {
 		}
 		if !jsonEqualExceptID(t, raw, out) {
 			t.Fatalf("SetID output %q is not JSON-equal to %q except for the id", out, raw)
+		}
+	})
+}
+
+// FuzzLongStrings checks the long strings that Parse records, for any
+// text repeated to make them long: both are found, each where it is, and
+// ASCII only where it is.
+func FuzzLongStrings(f *testing.F) {
+	for _, s := range []string{`line\n`, `Grüße \"x\"\n`, `\ud83d\ude00 `, "\xff\\t", `a`, "\x01\\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		if text == "" {
+			return
+		}
+		s := `"` + strings.Repeat(text, LongStringMin/len(text)+1) + `"`
+		m, err := Parse([]byte(`{"method":"m","params":{"a":` + s + `,"b":[1,` + s + `]}}`))
+		if err != nil {
+			return
+		}
+		checkLongStrings(t, m)
+		if len(m.LongStrings) != 2 {
+			t.Fatalf("%d long strings, want 2", len(m.LongStrings))
 		}
 	})
 }

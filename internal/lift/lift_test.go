@@ -49,17 +49,23 @@ type editArg struct {
 // decodeArgs decodes a tools/call line's arguments as a handler binds them.
 func decodeArgs(t *testing.T, line []byte, v any) {
 	t.Helper()
+	if err := json.Unmarshal(argumentsOf(t, line), v); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// argumentsOf returns the raw arguments of a tools/call line.
+func argumentsOf(t *testing.T, line []byte) json.RawMessage {
+	t.Helper()
 	var req struct {
 		Params struct {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"params"`
 	}
 	if err := json.Unmarshal(line, &req); err != nil {
-		t.Fatalf("the lifted line is not JSON: %v\n%.300s", err, line)
+		t.Fatalf("the line is not JSON: %v\n%.300s", err, line)
 	}
-	if err := json.Unmarshal(req.Params.Arguments, v); err != nil {
-		t.Fatal(err)
-	}
+	return req.Params.Arguments
 }
 
 func TestLiftArgumentsWrite(t *testing.T) {
@@ -426,7 +432,7 @@ func FuzzLiftArguments(f *testing.F) {
 }
 
 // checkLift checks that lifting the large strings of line, a tools/call of
-// tool, whose long strings are long, and putting them back gives the
+// tool, given long as its long strings, and putting them back gives the
 // arguments line has.
 func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 	t.Helper()
@@ -439,17 +445,7 @@ func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 	}
 	// Both decodings fail alike (a content that is not a string, say),
 	// or both give the same arguments.
-	decode := func(line []byte, v any) error {
-		var req struct {
-			Params struct {
-				Arguments json.RawMessage `json:"arguments"`
-			} `json:"params"`
-		}
-		if err := json.Unmarshal(line, &req); err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		return json.Unmarshal(req.Params.Arguments, v)
-	}
+	decode := func(line []byte, v any) error { return json.Unmarshal(argumentsOf(t, line), v) }
 	switch tool {
 	case WriteTextFile:
 		var want, got writeArgs

@@ -38,15 +38,12 @@ func (k Kind) String() string {
 }
 
 // A Message is one JSON-RPC 2.0 message: the envelope members parsed out
-// of a line, and the line itself.
-//
-// ID, Params, Result and Error are the members' JSON values exactly as
-// they appear in Raw (sub-slices of it, capacity-limited so that appending
-// to one cannot overwrite Raw), or nil when the member is absent. A present
-// null stays distinct from an absent member: "id":null gives ID ==
-// json.RawMessage("null"). Nothing inside params, result or error is
-// decoded. Members other than these (such as "jsonrpc", "_meta" or
-// extensions) are only in Raw, which is what a proxy forwards.
+// of a line, and the line itself. ID, Params, Result and Error are the
+// members' JSON values exactly as they appear in Raw (sub-slices of it,
+// capped so that appending to one cannot overwrite Raw), or nil when the
+// member is absent: "id":null gives ID == json.RawMessage("null"). Nothing
+// inside params, result or error is decoded; other members ("jsonrpc",
+// "_meta", extensions) are only in Raw, which is what a proxy forwards.
 type Message struct {
 	// Raw is the line without its terminator and surrounding whitespace:
 	// exactly one JSON object.

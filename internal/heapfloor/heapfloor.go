@@ -23,7 +23,7 @@ type Floor struct {
 	stopped bool
 	percent int
 	sample  []metrics.Sample
-	tuned   func(percent int) // a test's hook, called after each tuning
+	tuned   func(percent int) // a test's hook: see report
 }
 
 // Start keeps the heap goal at about floor bytes while the live heap is
@@ -66,8 +66,20 @@ func (f *Floor) arm() {
 	runtime.AddCleanup(new(sentinel), func(f *Floor) {
 		if f.tune() {
 			f.arm()
+			f.report()
 		}
 	}, f)
+}
+
+// report hands a test's hook the GOGC a collection's cleanup chose, once
+// the next sentinel is armed: a collection the test starts then is one
+// the Floor sees.
+func (f *Floor) report() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.tuned != nil {
+		f.tuned(f.percent)
+	}
 }
 
 // tune sets GOGC for the live heap the last collection found, and
@@ -84,9 +96,6 @@ func (f *Floor) tune() bool {
 			f.percent = p
 			debug.SetGCPercent(p)
 		}
-	}
-	if f.tuned != nil {
-		f.tuned(f.percent)
 	}
 	return true
 }

@@ -282,6 +282,35 @@ func TestUnliftInvalidUTF8(t *testing.T) {
 	}
 }
 
+// LiftArguments passes on what the wire reader's long strings say of their
+// bytes: a string they call ASCII is decoded without a UTF-8 check. Here
+// the claim is false, so that the check's absence shows: the invalid byte
+// stays as it is instead of becoming U+FFFD, as it does without the claim.
+func TestLiftArgumentsTrustsLongStrings(t *testing.T) {
+	raw := strings.Repeat("a", 2<<10) + "\xff\\n"
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_text_file","arguments":{"path":"x","content":"` + raw + `"}}}`)
+	m, err := wire.Parse(line)
+	if err != nil || len(m.LongStrings) != 1 || m.LongStrings[0].ASCII {
+		t.Fatalf("the reader's long strings = %+v (%v), want one, not ASCII", m.LongStrings, err)
+	}
+	for _, ascii := range []bool{false, true} {
+		long := []wire.LongString{{Start: m.LongStrings[0].Start, End: m.LongStrings[0].End, ASCII: ascii}}
+		lt := NewTable("mcp-acpfs-lifted-0123-")
+		var args writeArgs
+		decodeArgs(t, lt.LiftArguments(bytes.Clone(line), long, testLifted), &args)
+		if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
+			t.Fatal(err)
+		}
+		want := "\uFFFD\n"
+		if ascii {
+			want = "\xff\n"
+		}
+		if !strings.HasSuffix(args.Content, want) || len(args.Content) != 2<<10+len(want) {
+			t.Errorf("called ASCII: %v: put back …%q, want …%q", ascii, args.Content[len(args.Content)-4:], want)
+		}
+	}
+}
+
 // checkUnquote checks that unquoteInPlace decodes the JSON string body s
 // as encoding/json does, when the string is one the wire reader accepts.
 func checkUnquote(t *testing.T, s string) {

@@ -71,16 +71,14 @@ const killWindow = 25 * time.Millisecond
 // logs, so that a failing run can be repeated.
 const crashSeedEnv = "MCP_ACPFS_TEST_CRASH_SEED"
 
-// TestWritesSurviveSIGKILL kills a process that writes a file of a few
-// MiB through a Disk, over and over, with SIGKILL at random points, 200
-// times (2000 with MCP_ACPFS_LONG=1; with -short, 10, or more until both
-// kinds of writer have been seen to change the file), every other time
-// with writes that skip fsync (DiskOptions.NoSync), which must be just as
-// atomic against a killed process. After every kill the file must hold
-// exactly one of the two contents written: never a mix, never a cut, never
-// empty, never missing. Temporary files a kill leaves are counted, and
-// must be ones a Disk recognises as its own and removes: complete ones
-// where O_TMPFILE is used, possibly cut short with named temporary files.
+// TestWritesSurviveSIGKILL kills a process writing a file of a few MiB
+// through a Disk, over and over, with SIGKILL at random points: 200 times
+// (2000 with MCP_ACPFS_LONG=1; with -short 10, or more until both kinds
+// of writer have changed the file), every other time with NoSync writes,
+// just as atomic against a killed process. After each kill the file holds
+// exactly one of the two contents: never a mix, a cut, empty or missing.
+// The temporary files a kill leaves must be ones a Disk recognises and
+// removes (complete with O_TMPFILE, maybe cut if named).
 func TestWritesSurviveSIGKILL(t *testing.T) {
 	if os.Getenv(crashWriterEnv) != "" {
 		t.Skip("this is the writer")

@@ -460,11 +460,10 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // directories, and replaces the file atomically: a temporary file in the
 // same directory, synced unless [DiskOptions.NoSync], is renamed over it,
 // so a crash leaves the old or the new content, never a mix. An existing
-// file keeps its permission bits; on Windows, which has none to keep, a
-// read-only file or one held by another process is refused ([ErrReadOnly],
-// [ErrInUse]). A symlink is followed to its target when that stays inside
-// the root; the link itself is kept. On Linux the replaced file is freed
-// after the call returns (see [Disk.Close]).
+// file keeps its permission bits (on Windows a read-only file, or one
+// another process holds, is refused: [ErrReadOnly], [ErrInUse]). A symlink
+// is written through when its target is inside the root, and kept. On
+// Linux the replaced file is freed after the call (see [Disk.Close]).
 func (d *Disk) WriteTextFile(ctx context.Context, path, content string) error {
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: "write", Path: path, Err: err}

@@ -46,16 +46,14 @@ var acpWritten = map[string]map[string]int{
 	},
 }
 
-// TestAcpSDKInterop runs `mcp-acpfs proxy` between an ACP client and an ACP
-// agent built on the official TypeScript SDK (node/acp-client.mjs and
-// node/acp-agent.mjs), once with an agent that advertises
-// mcpCapabilities.http (it gets an http MCP server entry) and once with one
-// that advertises nothing (a stdio entry running `mcp-acpfs relay`). The
-// agent calls the injected server's tools with the MCP SDK's client; the
-// client serves fs/* from unsaved buffers and checks that reads see them
-// and writes land in them, that the proxy exits 0 when its stdin ends, and
-// that every message the proxy wrote on either hop is valid under the
-// official ACP v1 JSON schema, with consistent ids and faithful forwarding.
+// TestAcpSDKInterop runs `mcp-acpfs proxy` between an ACP client and agent
+// on the official TypeScript SDK (node/acp-client.mjs, acp-agent.mjs), the
+// agent advertising mcpCapabilities.http (it gets an http entry) or nothing
+// (a stdio entry running `mcp-acpfs relay`). It calls the tools with the
+// MCP SDK's client: reads must see the client's unsaved buffers, writes
+// land in them, the proxy exit 0 when its stdin ends, and every message on
+// either hop be valid under the ACP v1 JSON schema, with consistent ids
+// and faithful forwarding.
 func TestAcpSDKInterop(t *testing.T) {
 	node := node22(t)
 	t.Parallel()

@@ -88,19 +88,13 @@ func runAcpNext(t *testing.T, node string, want []string, args ...string) acpNex
 }
 
 // TestMCPOverACPEditorBuffers runs `mcp-acpfs proxy` between an editor and
-// an agent built on the official TypeScript SDK's unstable v1 classes
-// (node/acp-next-editor.mjs, node/acp-next-agent.mjs). The agent advertises
-// only mcpCapabilities.acp, so it must get {type: "acp", name: "acpfs",
-// serverId} and reach the proxy's tools with the SDK's McpOverAcpCaller over
-// mcp/message, MCP 2026-07-28 (server/discover first): a read sees the
-// editor's unsaved buffer, a write lands in the editor and not on the disk,
-// its mcp/message to the editor's own acp server reaches the editor
-// unchanged (and so do the editor's progress on the way back, the agent's
-// $/cancel_request and the editor's -32800) while nothing of the proxy's
-// server does, and a
-// subscriptions/listen stream's notifications (the acknowledgement, a file's
-// update) reach the agent before the answer that its $/cancel_request
-// brings, in the order the agent's wire record shows.
+// an agent on the TypeScript SDK's unstable v1 classes (node/acp-next-*.mjs)
+// that advertises only mcpCapabilities.acp. It must get {type: "acp", name:
+// "acpfs", serverId} and reach the tools over mcp/message (MCP 2026-07-28):
+// reads see unsaved buffers, writes land in the editor and not on disk; its
+// mcp/message to the editor's own acp server, and all that comes back,
+// pass unchanged; a subscriptions/listen stream's notifications reach it
+// before the answer its $/cancel_request brings, as its wire record shows.
 func TestMCPOverACPEditorBuffers(t *testing.T) {
 	node := node22(t)
 	t.Parallel()
@@ -181,16 +175,13 @@ func TestMCPOverACPNoListeningSocket(t *testing.T) {
 }
 
 // TestACPv2Sessions runs a v2 editor and a v2 agent (the SDK's
-// experimental/v2 classes, protocol version 2; experimental/v2/unstable for
-// acp) through the proxy, the agent advertising one MCP transport in
-// capabilities.session.mcp: initialize passes through, two sessions each
-// get an entry of v2's shape on that transport, the tools work on the disk
-// (a v2 editor has no fs), each turn ends idle, session/resume gets an
-// entry too, and the editor is sent no fs/* and no request of the proxy's
-// own. The agent refuses any entry of a transport it did not advertise, with
-// the SDK's assertSupportedMcpServers. Over acp, a subscriptions/listen
-// stream's notifications reach the agent before the answer that its
-// $/cancel_request brings.
+// experimental/v2 classes) through the proxy, the agent advertising one
+// MCP transport in capabilities.session.mcp and refusing entries of any
+// other: initialize passes through, two sessions and a session/resume each
+// get an entry of v2's shape, the tools work on the disk (a v2 editor has
+// no fs), each turn ends idle, and the editor gets no fs/* nor a request of
+// the proxy's own. Over acp, a subscriptions/listen stream's notifications
+// reach the agent before the answer its $/cancel_request brings.
 func TestACPv2Sessions(t *testing.T) {
 	node := node22(t)
 	t.Parallel()

@@ -64,13 +64,11 @@ func (c conformanceCheck) failing() bool {
 // TestConformance runs the official MCP conformance suite against serve
 // --http (the suite speaks Streamable HTTP only), in both protocol eras.
 // Every failing check must be in the baseline, and every baseline entry
-// must still fail in some run: one that passes in every run is stale.
-//
-// A few checks give the server a fixed time (the suite reads a
-// subscriptions/listen stream for 800 ms), which a loaded machine can
-// miss; so a scenario with a check that fails unexpectedly is run once
-// more, alone, and fails the test only if it fails again. A run that
-// crashed, for a scenario or for all (see suiteProblems), fails it too.
+// must fail in some run (else it is stale). A scenario with a check that
+// fails unexpectedly runs once more, alone, and fails the test only if it
+// fails again: a few checks give the server a fixed time (800 ms on a
+// subscriptions/listen stream) that a loaded machine can miss. A crashed
+// run (suiteProblems) fails it too.
 func TestConformance(t *testing.T) {
 	node := node22(t)
 	t.Parallel()

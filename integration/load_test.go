@@ -53,21 +53,14 @@ func longRun() bool {
 	return long
 }
 
-// TestProxyLoad: loadSessions sessions (loadSessionsShort with -short) at
-// once through one proxy, in each injection mode, each making
-// loadCallsLong (MCP_ACPFS_LONG=1) or loadCallsShort mixed tool calls, with reads (whole and ranged), writes
-// and edits routed to the editor and file info, listings, globs and greps
-// routed to the disk, while the agent streams bursts of updates.
-//
-// Each session has a cwd of its own whose files, on disk and in the
-// editor's buffers (which differ), name the session. Every result must be
-// exactly its own session's data; every fs request the editor receives
-// must carry the session id of the cwd its path lies in; every session's
-// updates (the prompt's report, each step's report, each burst's numbered
-// updates) must arrive complete, once and in order. At the end the
-// buffers hold each session's writes and edits and nothing else changed,
-// and the proxy exits 0 when the editor disconnects, leaving no process
-// behind. The figures are logged.
+// TestProxyLoad runs loadSessions sessions (loadSessionsShort with -short)
+// through one proxy at once, in each injection mode, each making mixed
+// calls (loadCallsShort; loadCallsLong with MCP_ACPFS_LONG=1): reads,
+// writes and edits to the editor, file info, listings, globs and greps to
+// the disk, as the agent streams bursts of updates. Every result, fs
+// request and update must be its own session's (each cwd's files name it),
+// whole, once and in order; the buffers must end with each session's
+// writes alone, and the proxy exit 0 leaving no process behind.
 func TestProxyLoad(t *testing.T) {
 	sessions, calls := loadSessions, loadCallsShort
 	if longRun() {

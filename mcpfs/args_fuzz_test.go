@@ -16,16 +16,13 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
-// FuzzToolArguments sends tools/call requests with arbitrary arguments to
-// every tool of a server on a real disk root, and checks what comes back:
-// never a panic, always one response with the request's id, a protocol
-// error only with an invalid-request or invalid-params code and a message, an error result
-// that says something, and a successful result whose structured content
-// matches the tool's output schema.
-//
-// The fuzzed input is a tool (by index, so that every tool is reached) and
-// the raw bytes of "arguments"; bytes that are not JSON are sent as a JSON
-// string, so the request itself always parses.
+// FuzzToolArguments sends every tool of a server on a real disk root
+// tools/call requests with arbitrary arguments (a tool by index, and the
+// raw bytes of "arguments", sent as a JSON string when not JSON), and
+// checks the answer: never a panic, one response with the request's id, a
+// protocol error only with an invalid-request or invalid-params code and a
+// message, an error result that says something, and a success whose
+// structured content matches the tool's output schema.
 func FuzzToolArguments(f *testing.F) {
 	dir, err := filepath.EvalSymlinks(f.TempDir())
 	if err != nil {

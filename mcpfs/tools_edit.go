@@ -534,14 +534,12 @@ func matches(s, sub string, max int) (first, n int) {
 }
 
 // unifiedDiff returns a unified diff from before to after, labelled with
-// path, cut at maxDiff bytes (at a line end), and whether it was cut. The
-// byte order mark, if any, is left out of it.
-//
-// It does what udiff.Unified does, on less: the lines common to the start
-// and the end of both texts are set aside before the line diff, and the
-// diff is rendered from a window of the text around the change, its line
-// numbers shifted back, so an edit of a large file costs time in the size
-// of the region it changed, not of the file.
+// path, cut at maxDiff bytes (at a line end), and whether it was cut; a
+// byte order mark is left out. It does what udiff.Unified does, on less:
+// the lines common to the start and end of both texts are set aside before
+// the line diff, which is rendered from a window around the change with
+// its line numbers shifted back, so an edit costs time in the size of the
+// region it changed, not of the file.
 func unifiedDiff(path, before, after string) (string, bool) {
 	if before == after {
 		return "", false

@@ -25,14 +25,12 @@ import (
 )
 
 // ServeStream serves srv to one MCP client over rwc, newline-delimited
-// JSON-RPC as on stdio, until the client closes its side or ctx ends. Any
-// number of streams may be served at once, each as its own MCP session
-// (mcp-go's own stdio server keeps a single global session, which is why
-// this exists). Requests are handled concurrently; notifications, such as
-// notifications/cancelled, in order. A notification the server queues
-// while handling a request is written before that request's response.
-// A malformed line is logged and skipped. The server sends the client no
-// requests of its own: client roots are not asked for.
+// JSON-RPC as on stdio, until the client closes its side or ctx ends. Each
+// stream is an MCP session of its own, any number at once (mcp-go's stdio
+// server keeps one global session). Requests are handled concurrently,
+// notifications in order; a notification queued while handling a request
+// is written before its response. A malformed line is logged and skipped.
+// The server sends no requests of its own: client roots are not asked for.
 func ServeStream(ctx context.Context, srv *server.MCPServer, rwc io.ReadWriteCloser, opts Options) error {
 	stop := context.AfterFunc(ctx, func() { rwc.Close() }) // unblocks the reader
 	defer stop()

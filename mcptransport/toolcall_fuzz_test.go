@@ -11,15 +11,12 @@ import (
 )
 
 // FuzzPlainToolCall checks the tools/call requests served past mcp-go
-// (toolcall.go) on arbitrary input:
-//
-//   - plainToolCall agrees with encoding/json on any JSON object: it takes
-//     a call as plain exactly when params has one "name" string, one
-//     "arguments" object and nothing else, and then returns that name and
-//     those arguments;
-//   - a call of a read-only tool, with the fuzzed arguments, gets the same
-//     response past mcp-go as through mcp-go's HandleMessage, and is served
-//     past mcp-go only if its arguments are valid (mcp-go answers the rest).
+// (toolcall.go) on arbitrary input: plainToolCall agrees with
+// encoding/json on any JSON object (a call is plain exactly when params
+// has one "name" string, one "arguments" object and nothing else, and it
+// returns those); and a read-only tool's call gets the same response past
+// mcp-go as through HandleMessage, and is served past mcp-go only if its
+// arguments are valid.
 func FuzzPlainToolCall(f *testing.F) {
 	dir, err := filepath.EvalSymlinks(f.TempDir())
 	if err != nil {

@@ -20,13 +20,11 @@ import (
 
 // A hop is the proxy's connection to one peer, the editor or the agent. It
 // numbers the requests the proxy sends that peer with ids of its own, so
-// the ids of the two hops never mix, and remembers each one until its
-// response arrives. Messages to the peer go through an ordered queue that
-// never blocks the sender.
-//
-// A hop is also a [fsruntime.Caller]: the proxy's own requests to the editor
-// (the file tools' fs/* calls) share the hop's numbering with the requests
-// it forwards, so the two can never collide.
+// the ids of the two hops never mix, and remembers each until its response
+// arrives; messages to the peer go through an ordered queue that never
+// blocks the sender. A hop is also a [fsruntime.Caller]: the proxy's own
+// fs/* requests to the editor share its numbering with the requests it
+// forwards, so the two never collide.
 type hop struct {
 	name string // "editor" or "agent", for logs and errors
 	out  *outbox

@@ -17,12 +17,11 @@ import (
 // client is a lean pipelined JSON-RPC client of one MCP server process on
 // stdio. Any number of calls may be in flight; each is written whole under
 // a lock and matched to its response by id. Responses are not decoded: the
-// reader takes each line's envelope (see [scanEnvelope]), so a call costs
-// the client one copy of the response and a scan for its quotes. A caller
-// that asks for it gets the whole line to check.
-//
-// Requests from the server are answered: ping with an empty result,
-// anything else with "method not found". Notifications are dropped.
+// reader takes each line's envelope ([scanEnvelope]), so a call costs one
+// copy of the response and a scan for its quotes; a caller that asks gets
+// the whole line to check. Requests from the server are answered (ping
+// with an empty result, anything else with "method not found");
+// notifications are dropped.
 type client struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser

@@ -24,16 +24,14 @@ func replaceSteps(fo floorOpts) string {
 	return steps
 }
 
-// replaceFile replaces the file at p with content by the system calls of
-// mcp-acpfs's own write on Linux (fsruntime's parentDir.replace): open
-// the directory; lstat the file for its permission bits; open an unnamed
-// file there (O_TMPFILE), give it those bits, write it, sync its data;
-// name it through /proc/self/fd and rename it over the file; sync the
-// directory. Without fo.sync, the two syncs are left out. With fo.hold,
-// the old file is opened before the rename and free closes it, as
-// mcp-acpfs does (holdReplaced); without, the rename frees it and free is
-// nil. Where the file system has no O_TMPFILE the temporary file is named
-// from the start.
+// replaceHeld replaces the file at p with content by the system calls of
+// mcp-acpfs's own write on Linux (fsruntime's parentDir.replace), as
+// replaceSteps lists them: an unnamed file (O_TMPFILE; named from the
+// start where the file system has none) with the old file's permission
+// bits, written, its data synced, named and renamed over the file, and the
+// directory synced; without fo.sync, no syncs. With fo.hold the old file
+// is opened before the rename and free closes it (holdReplaced); without,
+// the rename frees it and free is nil.
 func replaceHeld(p string, content []byte, fo floorOpts) (free func(), err error) {
 	dir, name := filepath.Split(p)
 	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)

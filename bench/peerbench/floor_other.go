@@ -20,7 +20,7 @@ func replaceSteps(fo floorOpts) string {
 	return steps
 }
 
-// replaceFile replaces the file at p with content through a named
+// replaceHeld replaces the file at p with content through a named
 // temporary file beside it, synced and renamed over it, and syncs the
 // directory (not on Windows, which cannot); with fo.hold the old file is
 // held open across the rename and free closes it. The bench runs on Linux

@@ -94,14 +94,13 @@ var (
 )
 
 // checkFlavours resolves p in each OS's syntax and matches the result to
-// roots. Linux's matching is the lexical filepath.Rel test it always was.
-// macOS's and Windows' match exactly when the names of the root equal the
-// first names of the path ignoring case, and the rest handed on is the
-// path's own, with no "..", ".", empty name or volume in it: no input
-// yields a path outside the root it is matched to. On Windows a result is
+// roots. Linux matches lexically (filepath.Rel); macOS and Windows exactly
+// when the root's names equal the path's first names ignoring case, the
+// rest handed on being the path's own, with no "..", ".", empty name or
+// volume: no input yields a path outside its root. On Windows a result is
 // one the FS accepts (absolute, clean, no device path, reserved name,
 // stream or trailing dot or space), on the working directory's drive
-// unless p names a volume itself.
+// unless p names a volume.
 func checkFlavours(t *testing.T, p string) {
 	t.Helper()
 	for _, f := range []fspath.Flavor{fspath.UnixPaths, fspath.DarwinPaths} {

@@ -447,14 +447,13 @@ type GrepResult struct {
 }
 
 // Grep searches the text files under root (or the file root) for lines
-// that match opts.Pattern, with several workers reading at once and the
-// results in walk order. Skipped: binary files (a NUL byte or invalid UTF-8
-// in the first 8 KiB), files over the size limit, symlinks, and SkippedDirs
-// unless Include names them; a root file that cannot be read is an error.
-// A [DirOpenFS] (a Disk or a Router) is read each directory opened once;
-// any other fsys must be an [OpenFS] or an [fsruntime.FS] (its
-// ReadTextFile, with its own binary rule), else the error wraps
-// errors.ErrUnsupported.
+// that match opts.Pattern, several workers reading at once, the results in
+// walk order. It skips binary files (a NUL byte or invalid UTF-8 in the
+// first 8 KiB), files over the size limit, symlinks, and SkippedDirs that
+// Include does not name; a root file it cannot read is an error. fsys is a
+// [DirOpenFS] (a Disk or a Router: each directory opened once), an
+// [OpenFS], or an [fsruntime.FS] (its ReadTextFile, with its own binary
+// rule); any other gives an error wrapping errors.ErrUnsupported.
 func Grep(ctx context.Context, fsys fsruntime.WalkFS, root string, opts GrepOptions) (GrepResult, error) {
 	m, err := newLineMatcher(opts.Pattern, opts.IgnoreCase)
 	if err != nil {

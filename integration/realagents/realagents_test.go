@@ -19,15 +19,11 @@ var acpfsTools = []string{
 }
 
 // TestRealAgents runs each agent four times: without the proxy (the
-// baseline: what the agent offers its model on its own), and behind the
-// proxy, steered (the default, --agent-tools auto), kept (--agent-tools
-// keep), and with an editor that advertises no fs methods.
-//
-// The baseline's editor serves both fs methods. The no-fs run is compared
-// with it too, which also shows that none of these agents offers other
-// tools when the editor serves no fs method (a run of its own would cost
-// another agent start). With -short, each agent runs the baseline and the
-// steered run only.
+// baseline: what it offers its model alone, its editor serving both fs
+// methods), and behind it steered (--agent-tools auto, the default), kept
+// (--agent-tools keep), and with an editor that advertises no fs method,
+// also compared with the baseline (none of these agents offers other tools
+// then). With -short, each runs the baseline and the steered run only.
 func TestRealAgents(t *testing.T) {
 	nodeModules(t)
 	for _, a := range agents {

@@ -139,7 +139,10 @@ func TestRenderedListing(t *testing.T) {
 func handleLifted(t *testing.T, srv *server.MCPServer, ctx context.Context, line string) []byte {
 	t.Helper()
 	lt := lift.NewTable("mcp-acpfs-lifted-0123-")
-	raw := lt.LiftArguments([]byte(line), nil, liftedArguments)
+	raw, err := lt.LiftArguments([]byte(line), nil, liftedArguments)
+	if err != nil {
+		t.Fatal(err)
+	}
 	resp, err := json.Marshal(srv.HandleMessage(lift.WithTable(ctx, lt), raw))
 	if err != nil {
 		t.Fatal(err)

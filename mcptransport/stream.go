@@ -29,7 +29,8 @@ import (
 // stream is an MCP session of its own, any number at once (mcp-go's stdio
 // server keeps one global session). Requests are handled concurrently,
 // notifications in order; a notification queued while handling a request
-// is written before its response. A malformed line is logged and skipped.
+// is written before its response. A malformed line is logged and skipped
+// (but a malformed escape in a text a tool gets makes an invalid argument).
 // The server sends no requests of its own: client roots are not asked for.
 func ServeStream(ctx context.Context, srv *server.MCPServer, rwc io.ReadWriteCloser, opts Options) error {
 	stop := context.AfterFunc(ctx, func() { rwc.Close() }) // unblocks the reader
@@ -198,9 +199,18 @@ type outLine struct {
 // goroutine switch), until in ends, a read fails, or stopDispatch is
 // called. It returns the error that ended the input, nil at its end.
 func (c *conn) readLoop(in io.Reader) error {
-	r := wire.NewReader(in, wire.ReaderOptions{MaxLineSize: c.maxMessage, Logger: c.log, Label: "mcp client"})
+	// Lifting decodes the large strings of tool calls, and so checks their
+	// escapes: the reader leaves them to it (see handle), and the escapes
+	// of any other message to the check below.
+	r := wire.NewReader(in, wire.ReaderOptions{MaxLineSize: c.maxMessage, Logger: c.log, Label: "mcp client", DeferEscapes: c.lifted != nil})
 	for {
 		m, err := r.Next()
+		if err == nil && c.lifted != nil && !(m.Kind() == wire.KindRequest && m.Method == string(mcp.MethodToolsCall)) {
+			if cerr := m.CheckEscapes(); cerr != nil {
+				c.skipMalformed(m, cerr)
+				continue
+			}
+		}
 		c.dispatchMu.Lock()
 		if c.stopped {
 			c.dispatchMu.Unlock()
@@ -221,6 +231,13 @@ func (c *conn) readLoop(in io.Reader) error {
 		}
 		c.dispatchMu.Unlock()
 	}
+}
+
+// skipMalformed logs m, which holds an escape that is not well formed, and
+// drops it, as the reader drops any other malformed line.
+func (c *conn) skipMalformed(m wire.Message, err error) {
+	c.log.Warn("wire: skipping malformed JSON-RPC line", "peer", "mcp client", "reason", err.Error(),
+		"len", len(m.Raw), "id", string(m.ID), "method", m.Method)
 }
 
 // stopDispatch makes the read loop dispatch nothing more, once the one it
@@ -337,7 +354,11 @@ func (c *conn) handle(j *job) {
 	if m.Method == string(mcp.MethodToolsCall) {
 		if c.lifted != nil {
 			lt = lift.NewTable(c.sess.liftPrefix)
-			raw = lt.LiftArguments(raw, m.LongStrings, c.lifted)
+			var err error
+			if raw, err = lt.LiftArguments(raw, m.LongStrings, c.lifted); err != nil {
+				c.skipMalformed(m, err) // as the reader would have
+				return
+			}
 			ctx = lift.WithTable(ctx, lt)
 		}
 		if c.calls != nil {

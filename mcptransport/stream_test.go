@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -337,5 +338,55 @@ func TestStdioWriteFails(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("ServeStdio did not end after its write failed")
+	}
+}
+
+// A malformed escape in a large string is refused as a malformed line is:
+// the request is dropped with a warning and the stream goes on. Where the
+// transport lifts large strings (the reader then leaves their escapes to
+// be checked where they are decoded), a malformed escape in a text the
+// tool gets is the one difference: the tool answers that its argument is
+// invalid.
+func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
+	long := strings.Repeat("a", 64) + strings.Repeat(`\nline of text`, 200) // a long run, then escapes
+	bad := `"` + long + `\x"`
+	for _, sv := range mcpfstest.Servings {
+		t.Run(sv.Name, func(t *testing.T) {
+			f := mcpfstest.NewFixture(t, false)
+			f.WriteFile(t, "a.txt", "a\n")
+			toServer, r := mcpfstest.RawStdio(t, f.Srv, sv.Transport(t, f))
+			call := func(id int, args string) string {
+				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, "write_text_file", args) + "\n"
+			}
+			io.WriteString(toServer, call(1, `{"path":"bad.txt","content":`+bad+`}`))                                    // the text the tool gets
+			io.WriteString(toServer, call(2, `{"path":`+bad+`,"content":"x"}`))                                          // a string no tool gets
+			io.WriteString(toServer, call(3, `{"path":"bad.txt","content":`+bad+`,"content":"x"}`))                      // a text shadowed
+			io.WriteString(toServer, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":`+bad+`}}`+"\n") // not a tool call
+			io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`+"\n")
+			got := map[string]string{}
+			want := []string{"5"}
+			if sv.Lift {
+				want = []string{"1", "5"}
+			}
+			for len(got) < len(want) {
+				id, line := mcpfstest.ResponseID(t, r)
+				got[id] = line
+			}
+			io.WriteString(toServer, `{"jsonrpc":"2.0","id":6,"method":"ping"}`+"\n")
+			if id, line := mcpfstest.ResponseID(t, r); id != "6" {
+				t.Fatalf("after the answers to %v, a response to %s: %.200s", want, id, line)
+			}
+			if ids := slices.Sorted(maps.Keys(got)); !slices.Equal(ids, want) {
+				t.Fatalf("answered %v, want %v", ids, want)
+			}
+			if sv.Lift && (!strings.Contains(got["1"], `"isError":true`) || !strings.Contains(got["1"], `invalid arguments`) ||
+				!strings.Contains(got["1"], `invalid escape`)) {
+				t.Errorf("the write of a malformed text: %.300s", got["1"])
+			}
+			if !strings.Contains(got["5"], `"text":"a\n"`) {
+				t.Errorf("the read after: %.300s", got["5"])
+			}
+			f.MustNotExist(t, "bad.txt")
+		})
 	}
 }

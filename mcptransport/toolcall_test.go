@@ -64,7 +64,10 @@ func callBothWays(t *testing.T, c *conn, ctx context.Context, line string) (dire
 	t.Helper()
 	lifted := func() (context.Context, *lift.Table, []byte) {
 		lt := lift.NewTable(c.sess.liftPrefix)
-		raw := lt.LiftArguments([]byte(line), nil, c.lifted) // takes the copy as its own
+		raw, err := lt.LiftArguments([]byte(line), nil, c.lifted) // takes the copy as its own
+		if err != nil {
+			t.Fatal(err)
+		}
 		return lift.WithTable(ctx, lt), lt, raw
 	}
 	join := func(lt *lift.Table, resp []byte) []byte {

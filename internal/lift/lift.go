@@ -23,7 +23,8 @@ const Min = 1 << 10
 
 // Arguments are the string arguments that may be lifted, by tool name:
 // each a path of member names into the arguments, "[]" standing for every
-// element of an array. Their handlers call [Unlift] on each.
+// element of an array. Their handlers call [Unlift] on each, before they
+// act on the call: it checks what the wire reader may have left unchecked.
 type Arguments map[string][][]string
 
 // Table holds the strings lifted out of one tool call and its result.
@@ -67,53 +68,30 @@ func (lt *Table) placeholderLocked() string {
 }
 
 // LiftArguments returns line, a tools/call request the wire reader
-// accepted, with the large string arguments its tool allows replaced by
-// placeholders, which lt maps back to them; long are its long strings as
-// the reader found them (Message.LongStrings), or nil. It returns line
-// itself when there is nothing to lift, and otherwise a new line: line
-// then belongs to lt, for Unlift decodes the strings over their own bytes,
-// and the caller must not use it again (a Message's Raw is its own).
-func (lt *Table) LiftArguments(line []byte, long []wire.LongString, lifted Arguments) []byte {
-	if len(line) < Min {
-		return line
-	}
-	w := Walker{b: line, long: long}
-	params := -1
-	w.Members(0, func(key []byte, v int) bool {
-		if string(key) == `"params"` {
-			params = v
-			return false // the only one: not skipped, a pass over it spared
+// accepted, with the large string arguments its tool allows swapped for
+// placeholders that lt maps back to them; long are its long strings
+// (Message.LongStrings), or nil. With none to lift it returns line itself;
+// else a new line, and line belongs to lt (Unlift decodes over its bytes).
+// It fails on a long string with a malformed escape the reader left
+// unchecked, unless a handler gets it, whose Unlift checks it. See
+// DESIGN.md, "Escapes left to the decoder (ReaderOptions.DeferEscapes)".
+func (lt *Table) LiftArguments(line []byte, long []wire.LongString, lifted Arguments) ([]byte, error) {
+	spans := liftable(line, long, lifted)
+	k := 0 // spans, like long, are in order
+	for _, ls := range long {
+		for k < len(spans) && spans[k].start < ls.Start {
+			k++
 		}
-		return true
-	})
-	if params < 0 || line[params] != '{' {
-		return line
-	}
-	nameAt, argsAt := -1, -1
-	w.Members(params, func(key []byte, v int) bool {
-		switch string(key) { // the last of each, as decoders take
-		case `"name"`:
-			nameAt = v
-		case `"arguments"`:
-			argsAt = v
+		if k < len(spans) && spans[k].start == ls.Start && spans[k].bound {
+			continue // its handler's Unlift checks it
 		}
-		return true
-	})
-	if nameAt < 0 || argsAt < 0 || line[nameAt] != '"' || line[argsAt] != '{' {
-		return line
-	}
-	var name string
-	if json.Unmarshal(line[nameAt:w.Skip(nameAt)], &name) != nil {
-		return line
-	}
-	var spans []liftSpan
-	for _, path := range lifted[name] {
-		spans = w.appendLiftable(spans, argsAt, path)
+		if err := ls.Check(line); err != nil {
+			return nil, err
+		}
 	}
 	if len(spans) == 0 {
-		return line
+		return line, nil
 	}
-	slices.SortFunc(spans, func(a, b liftSpan) int { return a.start - b.start }) // they never overlap
 	lt.mu.Lock()
 	defer lt.mu.Unlock()
 	if lt.args == nil {
@@ -134,24 +112,71 @@ func (lt *Table) LiftArguments(line []byte, long []wire.LongString, lifted Argum
 		out = append(out, '"')
 		last = s.end
 	}
-	return append(out, line[last:]...)
+	return append(out, line[last:]...), nil
+}
+
+// liftable returns the spans of the strings of line, a tools/call
+// request, that its tool allows lifted, in order, or none.
+func liftable(line []byte, long []wire.LongString, lifted Arguments) []liftSpan {
+	if len(line) < Min {
+		return nil
+	}
+	w := Walker{b: line, long: long}
+	params := -1
+	w.Members(0, func(key []byte, v int) bool {
+		if string(key) == `"params"` {
+			params = v
+			return false // the only one: not skipped, a pass over it spared
+		}
+		return true
+	})
+	if params < 0 || line[params] != '{' {
+		return nil
+	}
+	nameAt, argsAt := -1, -1
+	w.Members(params, func(key []byte, v int) bool {
+		switch string(key) { // the last of each, as decoders take
+		case `"name"`:
+			nameAt = v
+		case `"arguments"`:
+			argsAt = v
+		}
+		return true
+	})
+	if nameAt < 0 || argsAt < 0 || line[nameAt] != '"' || line[argsAt] != '{' {
+		return nil
+	}
+	var name string
+	if json.Unmarshal(line[nameAt:w.Skip(nameAt)], &name) != nil {
+		return nil
+	}
+	var spans []liftSpan
+	for _, path := range lifted[name] {
+		spans = w.appendLiftable(spans, argsAt, path, true)
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	slices.SortFunc(spans, func(a, b liftSpan) int { return a.start - b.start }) // they never overlap
+	return spans
 }
 
 // A liftSpan is a string to lift: line[start:end], quotes included.
 type liftSpan struct {
 	start, end int
 	ascii      bool // known to hold ASCII only
+	bound      bool // a handler gets it: no later member of its name shadows it
 }
 
 // appendLiftable appends the spans of the strings of Min bytes or more
-// found at path from the value at w.b[at:].
-func (w *Walker) appendLiftable(spans []liftSpan, at int, path []string) []liftSpan {
+// found at path from the value at w.b[at:], which a handler gets if bound.
+func (w *Walker) appendLiftable(spans []liftSpan, at int, path []string, bound bool) []liftSpan {
 	b := w.b
 	if len(path) == 0 {
 		if b[at] == '"' {
 			if end := w.Skip(at); end-at >= Min {
 				ls, _ := w.longString(at)
-				spans = append(spans, liftSpan{start: at, end: end, ascii: ls.ASCII})
+				spans = append(spans, liftSpan{start: at, end: end, ascii: ls.ASCII, bound: bound})
 			}
 		}
 		return spans
@@ -160,7 +185,7 @@ func (w *Walker) appendLiftable(spans []liftSpan, at int, path []string) []liftS
 		if b[at] != '[' {
 			return spans
 		}
-		w.Elements(at, func(el int) { spans = w.appendLiftable(spans, el, path[1:]) })
+		w.Elements(at, func(el int) { spans = w.appendLiftable(spans, el, path[1:], bound) })
 		return spans
 	}
 	if b[at] != '{' {
@@ -168,12 +193,16 @@ func (w *Walker) appendLiftable(spans []liftSpan, at int, path []string) []liftS
 	}
 	// Every member of that name: decoders take the last one, and each
 	// placeholder maps back to its own string either way.
+	var values []int
 	w.Members(at, func(key []byte, v int) bool {
 		if string(key) == `"`+path[0]+`"` {
-			spans = w.appendLiftable(spans, v, path[1:])
+			values = append(values, v)
 		}
 		return true
 	})
+	for i, v := range values {
+		spans = w.appendLiftable(spans, v, path[1:], bound && i == len(values)-1)
+	}
 	return spans
 }
 

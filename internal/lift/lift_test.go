@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -46,6 +48,16 @@ type editArg struct {
 	ReplaceAll bool   `json:"replaceAll"`
 }
 
+// mustLift lifts line's arguments into lt, long being its long strings.
+func mustLift(t *testing.T, lt *Table, line []byte, long []wire.LongString) []byte {
+	t.Helper()
+	lifted, err := lt.LiftArguments(line, long, testLifted)
+	if err != nil {
+		t.Fatalf("LiftArguments(%.80s): %v", line, err)
+	}
+	return lifted
+}
+
 // decodeArgs decodes a tools/call line's arguments as a handler binds them.
 func decodeArgs(t *testing.T, line []byte, v any) {
 	t.Helper()
@@ -72,7 +84,7 @@ func TestLiftArgumentsWrite(t *testing.T) {
 	content := mcptest.HardText(64 << 10)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	line := mcptest.CallLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content, "expectedHash": strings.Repeat("a", 64)})
-	lifted := lt.LiftArguments(line, nil, testLifted)
+	lifted := mustLift(t, lt, line, nil)
 	if len(lifted) > 1024 {
 		t.Errorf("the lifted line has %d bytes; the content was not lifted", len(lifted))
 	}
@@ -106,7 +118,7 @@ func TestLiftArgumentsEdit(t *testing.T) {
 		{"oldText": old, "newText": "", "replaceAll": true},
 	}})
 	var args editArgs
-	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
+	decodeArgs(t, mustLift(t, lt, line, nil), &args)
 	if len(lt.args) != 2 {
 		t.Errorf("%d strings lifted, want the 2 large ones", len(lt.args))
 	}
@@ -143,7 +155,7 @@ func TestLiftArgumentsLeavesTheRest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			lt := NewTable("mcp-acpfs-lifted-0123-")
-			if got := lt.LiftArguments(tc.line, nil, testLifted); string(got) != string(tc.line) {
+			if got := mustLift(t, lt, tc.line, nil); string(got) != string(tc.line) {
 				t.Errorf("the line changed:\n%.200s", got)
 			}
 		})
@@ -160,7 +172,7 @@ func TestLiftArgumentsRepeatedMember(t *testing.T) {
 		string(qa) + `,"content":` + string(qb) + `}}}`)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
+	decodeArgs(t, mustLift(t, lt, line, nil), &args)
 	if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +285,7 @@ func TestUnliftInvalidUTF8(t *testing.T) {
 	decodeArgs(t, line, &want)
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
+	decodeArgs(t, mustLift(t, lt, line, nil), &args)
 	if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +309,7 @@ func TestLiftArgumentsTrustsLongStrings(t *testing.T) {
 		long := []wire.LongString{{Start: m.LongStrings[0].Start, End: m.LongStrings[0].End, ASCII: ascii}}
 		lt := NewTable("mcp-acpfs-lifted-0123-")
 		var args writeArgs
-		decodeArgs(t, lt.LiftArguments(bytes.Clone(line), long, testLifted), &args)
+		decodeArgs(t, mustLift(t, lt, bytes.Clone(line), long), &args)
 		if err := Unlift(WithTable(context.Background(), lt), &args.Content); err != nil {
 			t.Fatal(err)
 		}
@@ -361,7 +373,7 @@ func TestUnliftDecodesInPlaceOnce(t *testing.T) {
 	line := mcptest.CallLine(t, WriteTextFile, map[string]any{"path": "a.txt", "content": content})
 	lt := NewTable("mcp-acpfs-lifted-0123-")
 	var args writeArgs
-	decodeArgs(t, lt.LiftArguments(line, nil, testLifted), &args)
+	decodeArgs(t, mustLift(t, lt, line, nil), &args)
 	ph := args.Content
 	ctx := WithTable(context.Background(), lt)
 	if err := Unlift(ctx, &args.Content); err != nil {
@@ -439,25 +451,71 @@ var liftShapes = []struct{ tool, args string }{
 // FuzzLiftArguments checks that lifting a call's large strings and putting
 // them back gives its handler exactly the arguments it would have got
 // without: any string (escapes, surrogates, invalid UTF-8), anywhere, with
-// and without the long strings the wire reader found.
+// and without the long strings the wire reader found, escapes checked or
+// deferred. A line that holds a malformed escape the reader deferred is
+// refused by LiftArguments or by an Unlift of its handler.
 func FuzzLiftArguments(f *testing.F) {
 	for i := range liftShapes {
 		f.Add(uint8(i), `line \"quoted\" \\ tab\t \u00e9\ud83d\ude00 é\n`, "x")
 		f.Add(uint8(i), "\xff\\n\\ud800 lone", `\u0041`)
+		f.Add(uint8(i), `bad \x`, "y")
 	}
 	f.Fuzz(func(t *testing.T, shape uint8, text, small string) {
 		sh := liftShapes[int(shape)%len(liftShapes)]
-		large := `"` + strings.Repeat(text, Min/max(len(text), 1)+1) + `"`
+		// A long run first, after which the reader may defer the escapes.
+		large := `"` + strings.Repeat("p", 40) + `\n` + strings.Repeat(text, Min/max(len(text), 1)+1) + `"`
 		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + sh.tool + `","arguments":` +
 			fmt.Sprintf(sh.args, large, `"`+small+`"`) + `}}`)
+		var deferred []wire.LongString
+		if !bytes.ContainsAny(line, "\r\n") {
+			r := wire.NewReader(bytes.NewReader(line), wire.ReaderOptions{DeferEscapes: true, Logger: slog.New(slog.DiscardHandler)})
+			if d, err := r.Next(); err == nil {
+				deferred = d.LongStrings
+			}
+		}
 		m, err := wire.Parse(line)
 		if err != nil {
+			if deferred != nil {
+				checkLiftRefuses(t, sh.tool, line, deferred)
+			}
 			return // the reader would not have passed it on
 		}
-		for _, long := range [][]wire.LongString{nil, m.LongStrings} {
+		for _, long := range [][]wire.LongString{nil, m.LongStrings, deferred} {
 			checkLift(t, sh.tool, line, long)
 		}
 	})
+}
+
+// checkLiftRefuses checks that line, a tools/call of tool that holds a
+// malformed escape in one of long, its long strings, which the reader
+// left unchecked, is refused: by LiftArguments, or by the Unlift of an
+// argument its handler gets (or by the binding of its arguments).
+func checkLiftRefuses(t *testing.T, tool string, line []byte, long []wire.LongString) {
+	t.Helper()
+	lt := NewTable("mcp-acpfs-lifted-0123-")
+	lifted, err := lt.LiftArguments(bytes.Clone(line), long, testLifted)
+	if err != nil {
+		return
+	}
+	ctx := WithTable(context.Background(), lt)
+	switch tool {
+	case WriteTextFile:
+		var args writeArgs
+		if json.Unmarshal(argumentsOf(t, lifted), &args) != nil || Unlift(ctx, &args.Content) != nil {
+			return
+		}
+	case EditTextFile:
+		var args editArgs
+		if json.Unmarshal(argumentsOf(t, lifted), &args) != nil {
+			return
+		}
+		for i := range args.Edits {
+			if errors.Join(Unlift(ctx, &args.Edits[i].OldText), Unlift(ctx, &args.Edits[i].NewText)) != nil {
+				return
+			}
+		}
+	}
+	t.Fatalf("%.200s: a malformed escape passed LiftArguments and every Unlift", line)
 }
 
 // checkLift checks that lifting the large strings of line, a tools/call of
@@ -478,7 +536,7 @@ func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 	switch tool {
 	case WriteTextFile:
 		var want, got writeArgs
-		errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), long, testLifted), &got)
+		errWant, errGot := decode(line, &want), decode(mustLift(t, lt, bytes.Clone(line), long), &got)
 		if errGot == nil {
 			unlift(&got.Content)
 		}
@@ -487,7 +545,7 @@ func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 		}
 	case EditTextFile:
 		var want, got editArgs
-		errWant, errGot := decode(line, &want), decode(lt.LiftArguments(bytes.Clone(line), long, testLifted), &got)
+		errWant, errGot := decode(line, &want), decode(mustLift(t, lt, bytes.Clone(line), long), &got)
 		for i := range got.Edits {
 			unlift(&got.Edits[i].OldText)
 			unlift(&got.Edits[i].NewText)
@@ -496,7 +554,7 @@ func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 			t.Fatalf("%s: put back %+.80v (%v), want %+.80v (%v)", line, got, errGot, want, errWant)
 		}
 	default:
-		if lifted := lt.LiftArguments(bytes.Clone(line), long, testLifted); !bytes.Equal(lifted, line) {
+		if lifted := mustLift(t, lt, bytes.Clone(line), long); !bytes.Equal(lifted, line) {
 			t.Fatalf("%s: lifted an argument of a tool that takes none: %s", line, lifted)
 		}
 	}

@@ -87,6 +87,18 @@ func (m Message) Kind() Kind {
 	}
 }
 
+// CheckEscapes checks the escapes of m's long strings that the reader
+// left unchecked (ReaderOptions.DeferEscapes), and reports the first that
+// is not well formed.
+func (m Message) CheckEscapes() error {
+	for _, ls := range m.LongStrings {
+		if err := ls.Check(m.Raw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // DecodeError decodes the error object of a failed response. It fails if
 // m has no error or the error is not a JSON-RPC error object (an integer
 // code and a string message).
@@ -155,7 +167,7 @@ func Parse(line []byte) (Message, error) {
 	if bytes.IndexByte(line, '\n') >= 0 {
 		return Message{}, fmt.Errorf("wire: %w: line contains a newline", ErrMalformed)
 	}
-	env, reason := scanObject(line, true)
+	env, reason := scanObject(line, true, false)
 	if reason == "" {
 		reason = env.check(line)
 	}

@@ -39,6 +39,12 @@ type ReaderOptions struct {
 	Logger *slog.Logger
 	// Label names the peer in log lines, e.g. "editor" or "agent".
 	Label string
+	// DeferEscapes leaves the escapes of long strings to the consumer,
+	// which decodes them anyway: such a string is marked Unchecked in
+	// Message.LongStrings, and the consumer must check it (LongString.Check,
+	// Message.CheckEscapes) or decode it with a decoder that checks
+	// before it trusts the message. It spares a pass over a large text.
+	DeferEscapes bool
 }
 
 // A Reader reads newline-delimited JSON-RPC 2.0 messages. It is not safe
@@ -49,6 +55,7 @@ type Reader struct {
 	max     int
 	logger  *slog.Logger
 	label   string
+	lazy    bool              // DeferEscapes
 	hint    int               // the size to read the next long line into
 	methods map[string]string // interned method names
 	err     error             // sticky: returned by every later Next
@@ -68,6 +75,7 @@ func NewReader(r io.Reader, opts ReaderOptions) *Reader {
 		max:     max,
 		logger:  opts.Logger,
 		label:   opts.Label,
+		lazy:    opts.DeferEscapes,
 		methods: make(map[string]string),
 	}
 	rd.br = bufio.NewReaderSize(&rd.src, readBufferSize)
@@ -144,7 +152,7 @@ func (r *Reader) Next() (Message, error) {
 		if len(line) == 0 {
 			continue
 		}
-		env, reason := scanObject(line, true)
+		env, reason := scanObject(line, true, r.lazy)
 		if reason == "" {
 			reason = env.check(line)
 		}

@@ -53,21 +53,38 @@ const LongStringMin = 1 << 10
 type LongString struct {
 	Start, End int  // Raw[Start:End] is the JSON string, quotes included
 	ASCII      bool // each of its bytes is below 0x80; false if not known
+	// Unchecked is set when the reader left its escapes to be checked
+	// (ReaderOptions.DeferEscapes): see Check.
+	Unchecked bool
+}
+
+// Check checks the escapes of ls, a long string of raw (its Message's
+// Raw), if they are unchecked, and reports the first that is not well
+// formed.
+func (ls LongString) Check(raw []byte) error {
+	if !ls.Unchecked {
+		return nil
+	}
+	s := scanner{b: raw, i: ls.Start}
+	if _, ok := s.scanStr(true); !ok {
+		return fmt.Errorf("the string at offset %d: %s", ls.Start, s.err)
+	}
+	return nil
 }
 
 // scanObject checks that b is exactly one JSON object, optionally
 // surrounded by whitespace, and records the spans of the top-level members
-// named in memberNames. Keys are compared after unescaping, as
-// encoding/json does. A repeated envelope member is an error: decoders
-// disagree on which one wins. It returns a reason for the log, or "" if b
-// is a valid JSON object. If collect is set, it records the object's long
-// strings in env.long.
-// See DESIGN.md, "One pass over the line (scanObject)".
-func scanObject(b []byte, collect bool) (env envelope, reason string) {
+// named in memberNames, keys compared after unescaping as encoding/json
+// does. A repeated envelope member is an error: decoders disagree on which
+// one wins. It returns a reason for the log, or "" if b is a valid JSON
+// object. If collect is set, it records the long strings in env.long, and
+// if lazy is set too, leaves their escapes unchecked (lazyStr). See
+// DESIGN.md, "One pass over the line (scanObject)".
+func scanObject(b []byte, collect, lazy bool) (env envelope, reason string) {
 	for i := range env.mem {
 		env.mem[i] = span{-1, -1}
 	}
-	s := scanner{b: b, collect: collect}
+	s := scanner{b: b, collect: collect, lazy: collect && lazy}
 	s.skipSpace()
 	switch {
 	case s.i == len(b):
@@ -191,7 +208,9 @@ type scanner struct {
 	i       int
 	err     string
 	ascii   bool         // the string just scanned is known to be ASCII
+	checked bool         // the string just scanned had its escapes checked
 	collect bool         // record long strings in long
+	lazy    bool         // leave long strings' escapes unchecked
 	long    []LongString // the long strings scanned
 }
 
@@ -431,10 +450,10 @@ const sparseRun = 32
 // to sparseStr.
 func (s *scanner) str() (escaped, ok bool) {
 	start := s.i
-	s.ascii = false
+	s.ascii, s.checked = false, true
 	escaped, ok = s.scanStr(true)
 	if ok && s.collect && s.i-start >= LongStringMin {
-		s.long = append(s.long, LongString{Start: start, End: s.i, ASCII: s.ascii})
+		s.long = append(s.long, LongString{Start: start, End: s.i, ASCII: s.ascii, Unchecked: !s.checked})
 	}
 	return escaped, ok
 }
@@ -459,6 +478,9 @@ func (s *scanner) scanStr(sparse bool) (escaped, ok bool) {
 		case c == '\\':
 			escaped = true
 			if sparse && i-from >= sparseRun {
+				if s.lazy {
+					return s.lazyStr(i)
+				}
 				return s.sparseStr(i)
 			}
 			if i+1 >= len(b) {
@@ -527,6 +549,38 @@ func (s *scanner) sparseStr(i int) (escaped, ok bool) {
 		return s.scanStr(false)
 	}
 	s.i, s.ascii = end+1, hi == 0
+	return true, true
+}
+
+// lazyStr is sparseStr for a scan that leaves long strings' escapes
+// unchecked: it finds the closing quote, the first after an even run of
+// backslashes, without looking at each escape, and checks the string for
+// control characters, and for bytes that are not ASCII, as sparseStr
+// does. A string too short to be recorded, whose escapes no one would
+// check later, it hands to sparseStr.
+func (s *scanner) lazyStr(i int) (escaped, ok bool) {
+	b := s.b
+	open := s.i // the opening quote
+	end := i
+	for {
+		q := bytes.IndexByte(b[end:], '"')
+		if q < 0 {
+			return s.scanStr(false) // for the error and its offset
+		}
+		end += q
+		if !oddRun(b[open+1:end], false) {
+			break
+		}
+		end++
+	}
+	if end+1-open < LongStringMin {
+		return s.sparseStr(i)
+	}
+	ctl, hi := textBits(b[open+1 : end])
+	if ctl != 0 {
+		return s.scanStr(false)
+	}
+	s.i, s.ascii, s.checked = end+1, hi == 0, false
 	return true, true
 }
 

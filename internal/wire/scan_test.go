@@ -167,3 +167,48 @@ func TestLongStrings(t *testing.T) {
 		}
 	})
 }
+
+// A reader told to defer the escapes of long strings finds where such a
+// string ends without checking each escape after its first long run, and
+// marks it Unchecked for its consumer to check. Everything else it checks
+// as ever: a string too short to be recorded, control characters, an end
+// it cannot find.
+func TestDeferEscapes(t *testing.T) {
+	run := strings.Repeat("a", sparseRun)
+	long := func(tail string) string { return run + `\n` + strings.Repeat("b", LongStringMin) + tail }
+	for _, tc := range []struct {
+		name, body string
+		eager      bool   // the eager reader accepts the line
+		deferred   bool   // the deferring reader delivers it
+		check      string // what its CheckEscapes says, if it delivers it
+	}{
+		{"fine", long(`\t\"\\\u00e9\ud83d\ude00 \\`), true, true, ""},
+		{"a bad escape", long(`\x`), false, true, `invalid escape, found 'x'`},
+		{"a bad \\u", long(`\u12g4`), false, true, `invalid \u escape`},
+		{"a short string", run + `\n\x`, false, false, ""},
+		{"a bad escape before the long run", `\x` + long(""), false, false, ""},
+		{"a control character", long("\x01"), false, false, ""},
+		{"no end", long(`\`), false, false, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			line := `{"jsonrpc":"2.0","method":"m","params":["` + tc.body + `",1]}` + "\n"
+			for _, lazy := range []bool{false, true} {
+				r := NewReader(strings.NewReader(line), ReaderOptions{DeferEscapes: lazy, Logger: discardLogger})
+				m, err := r.Next()
+				want := map[bool]bool{false: tc.eager, true: tc.deferred}[lazy]
+				if (err == nil) != want {
+					t.Fatalf("deferring: %v: Next = %v, want a message: %v", lazy, err, want)
+				}
+				if err != nil {
+					continue
+				}
+				if len(m.LongStrings) != 1 || m.LongStrings[0].Unchecked != lazy {
+					t.Fatalf("deferring: %v: LongStrings = %+v, want one, Unchecked: %v", lazy, m.LongStrings, lazy)
+				}
+				if err := m.CheckEscapes(); (err == nil) != (tc.check == "") || err != nil && !strings.Contains(err.Error(), tc.check) {
+					t.Errorf("deferring: %v: CheckEscapes = %v, want %q", lazy, err, tc.check)
+				}
+			}
+		})
+	}
+}

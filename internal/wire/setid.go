@@ -17,7 +17,7 @@ func SetID(raw []byte, id json.RawMessage) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	env, reason := scanObject(raw, false)
+	env, reason := scanObject(raw, false, false)
 	if reason != "" {
 		return nil, fmt.Errorf("wire: SetID: %w: %s", ErrMalformed, reason)
 	}

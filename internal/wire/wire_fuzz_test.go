@@ -273,17 +273,21 @@ func FuzzSetID(f *testing.F) {
 
 // FuzzLongStrings checks the long strings that Parse records, for any
 // text repeated to make them long: both are found, each where it is, and
-// ASCII only where it is.
+// ASCII only where it is. A reader that defers their escapes (the first
+// after a long run, so that the scan defers the rest) delivers the line
+// exactly when checking its escapes then accepts it too.
 func FuzzLongStrings(f *testing.F) {
-	for _, s := range []string{`line\n`, `Grüße \"x\"\n`, `\ud83d\ude00 `, "\xff\\t", `a`, "\x01\\n"} {
+	for _, s := range []string{`line\n`, `Grüße \"x\"\n`, `\ud83d\ude00 `, "\xff\\t", `a`, "\x01\\n", `ab\x`, `\u12`, `\\\"`, `\`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		if text == "" {
+		if text == "" || strings.ContainsAny(text, "\n\r") {
 			return
 		}
-		s := `"` + strings.Repeat(text, LongStringMin/len(text)+1) + `"`
-		m, err := Parse([]byte(`{"method":"m","params":{"a":` + s + `,"b":[1,` + s + `]}}`))
+		s := `"` + strings.Repeat("p", sparseRun) + `\n` + strings.Repeat(text, LongStringMin/len(text)+1) + `"`
+		line := []byte(`{"method":"m","params":{"a":` + s + `,"b":[1,` + s + `]}}`)
+		m, err := Parse(line)
+		checkDeferred(t, line, m, err)
 		if err != nil {
 			return
 		}
@@ -292,4 +296,27 @@ func FuzzLongStrings(f *testing.F) {
 			t.Fatalf("%d long strings, want 2", len(m.LongStrings))
 		}
 	})
+}
+
+// checkDeferred checks that a reader that defers the escapes of long
+// strings delivers line, whose Parse gave m and err, exactly when its
+// unchecked escapes check out and err is nil, and then the same message.
+func checkDeferred(t *testing.T, line []byte, m Message, err error) {
+	t.Helper()
+	r := NewReader(bytes.NewReader(line), ReaderOptions{DeferEscapes: true, Logger: discardLogger})
+	d, derr := r.Next()
+	var cerr error
+	if derr == nil {
+		cerr = d.CheckEscapes()
+	}
+	if (err == nil) != (derr == nil && cerr == nil) {
+		t.Fatalf("Parse: %v; the deferring reader: %v, its escapes: %v", err, derr, cerr)
+	}
+	if err != nil {
+		return
+	}
+	same := func(a, b LongString) bool { return a.Start == b.Start && a.End == b.End && a.ASCII == b.ASCII }
+	if !bytes.Equal(d.Raw, m.Raw) || !slices.EqualFunc(d.LongStrings, m.LongStrings, same) {
+		t.Fatalf("the deferring reader's long strings %+v, Parse's %+v", d.LongStrings, m.LongStrings)
+	}
 }

@@ -559,3 +559,19 @@ func checkLift(t *testing.T, tool string, line []byte, long []wire.LongString) {
 		}
 	}
 }
+
+// A Walker steps over a long string it is given without looking at it:
+// it takes the string's end from the record (here false, so that the
+// trust shows), and finds the end itself only without one.
+func TestWalkerStepsOverLongStrings(t *testing.T) {
+	s := `"` + strings.Repeat(`text\n`, Min) + `"`
+	line := []byte(`{"a":` + s + `,"b":1}`)
+	at := strings.IndexByte(string(line), ':') + 1
+	if got, want := (&Walker{b: line}).Skip(at), at+len(s); got != want {
+		t.Fatalf("Skip without a record = %d, want %d", got, want)
+	}
+	w := Walker{b: line, long: []wire.LongString{{Start: at, End: at + 7}}}
+	if got := w.Skip(at); got != at+7 {
+		t.Errorf("Skip with a record ending at %d = %d: the string was scanned", at+7, got)
+	}
+}

@@ -24,8 +24,8 @@ var errSyntax = errors.New("malformed JSON")
 // scanEnvelope reads the envelope of one JSON-RPC message. It checks the
 // structure it walks (objects, arrays, strings and their escapes) but does
 // not validate numbers and literals beyond their extent, nor decode string
-// escapes inside member names: the members it looks for are spelled plainly
-// by every server.
+// escapes inside the envelope's member names, which every server spells
+// plainly; result.isError it matches as encoding/json does (isErrorKey).
 func scanEnvelope(b []byte) (envelope, error) {
 	var env envelope
 	err := scanObject(b, skipSpace(b, 0), func(key []byte, i int) (int, error) {
@@ -36,7 +36,7 @@ func scanEnvelope(b []byte) (envelope, error) {
 			if i < len(b) && b[i] == '{' {
 				return scanObjectEnd(b, i, func(key []byte, j int) (int, error) {
 					end, err := skipValue(b, j)
-					if err == nil && string(key) == "isError" {
+					if err == nil && isErrorKey(key) {
 						env.IsError = string(b[j:end]) == "true"
 					}
 					return end, err
@@ -68,6 +68,20 @@ func scanEnvelope(b []byte) (envelope, error) {
 		return envelope{}, err
 	}
 	return env, nil
+}
+
+// isErrorKey reports whether key, a raw member name, names isError as
+// encoding/json matches a name to a field: escapes decoded, and case
+// folded as bytes.EqualFold folds it.
+func isErrorKey(key []byte) bool {
+	if bytes.IndexByte(key, '\\') >= 0 {
+		var k string
+		if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
+			return false
+		}
+		key = []byte(k)
+	}
+	return bytes.EqualFold(key, []byte("isError"))
 }
 
 // member is called with each member of an object: its raw name, and the

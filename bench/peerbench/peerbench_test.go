@@ -23,6 +23,10 @@ func TestScanEnvelope(t *testing.T) {
 		{`{"jsonrpc":"2.0","id":3,"method":"roots/list"}`, envelope{ID: []byte("3"), Method: "roots/list"}},
 		{`{"jsonrpc":"2.0","method":"notifications/m\u0065ssage","params":{"x":[1,{"y":"}"}]}}`, envelope{Method: "notifications/message"}},
 		{`{"id":1,"result":{"isError":false}}`, envelope{ID: []byte("1"), Result: true}},
+		// isError matched as encoding/json matches it: case folded, escapes decoded.
+		{`{"id":1,"result":{"ISERROR":true}}`, envelope{ID: []byte("1"), Result: true, IsError: true}},
+		{`{"id":1,"result":{"is\u0045rror":true,"x":1}}`, envelope{ID: []byte("1"), Result: true, IsError: true}},
+		{`{"id":1,"result":{"isError":true,"isErrors":false}}`, envelope{ID: []byte("1"), Result: true, IsError: true}},
 	} {
 		got, err := scanEnvelope([]byte(tc.line))
 		if err != nil {

@@ -92,9 +92,9 @@ func runAcpNext(t *testing.T, node string, want []string, args ...string) acpNex
 // that advertises only mcpCapabilities.acp. It must get {type: "acp", name:
 // "acpfs", serverId} and reach the tools over mcp/message (MCP 2026-07-28):
 // reads see unsaved buffers, writes land in the editor and not on disk; its
-// mcp/message to the editor's own acp server, and all that comes back,
-// pass unchanged; a subscriptions/listen stream's notifications reach it
-// before the answer its $/cancel_request brings, as its wire record shows.
+// mcp/message to the editor's own acp server, and all that comes back, pass
+// unchanged, nothing of the proxy's server reaching the editor; and its
+// subscriptions/listen notifications precede its $/cancel_request's answer.
 func TestMCPOverACPEditorBuffers(t *testing.T) {
 	node := node22(t)
 	t.Parallel()

@@ -60,7 +60,7 @@ func longRun() bool {
 // the disk, as the agent streams bursts of updates. Every result, fs
 // request and update must be its own session's (each cwd's files name it),
 // whole, once and in order; the buffers must end with each session's
-// writes alone, and the proxy exit 0 leaving no process behind.
+// writes and edits alone, and the proxy exit 0 leaving no process behind.
 func TestProxyLoad(t *testing.T) {
 	sessions, calls := loadSessions, loadCallsShort
 	if longRun() {

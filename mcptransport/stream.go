@@ -200,12 +200,12 @@ type outLine struct {
 // called. It returns the error that ended the input, nil at its end.
 func (c *conn) readLoop(in io.Reader) error {
 	// Lifting decodes the large strings of tool calls, and so checks their
-	// escapes: the reader leaves them to it (see handle), and the escapes
-	// of any other message to the check below.
+	// escapes: the reader leaves them to it (see lifts), and the escapes of
+	// any other message to the check below.
 	r := wire.NewReader(in, wire.ReaderOptions{MaxLineSize: c.maxMessage, Logger: c.log, Label: "mcp client", DeferEscapes: c.lifted != nil})
 	for {
 		m, err := r.Next()
-		if err == nil && c.lifted != nil && !(m.Kind() == wire.KindRequest && m.Method == string(mcp.MethodToolsCall)) {
+		if err == nil && c.lifted != nil && !c.lifts(m) {
 			if cerr := m.CheckEscapes(); cerr != nil {
 				c.skipMalformed(m, cerr)
 				continue
@@ -231,6 +231,13 @@ func (c *conn) readLoop(in io.Reader) error {
 		}
 		c.dispatchMu.Unlock()
 	}
+}
+
+// lifts reports whether handle lifts the large strings of m, a message
+// read: then LiftArguments and the handlers' Unlift check the escapes the
+// reader left unchecked, and the read loop checks those of the rest.
+func (c *conn) lifts(m wire.Message) bool {
+	return c.lifted != nil && m.Kind() == wire.KindRequest && m.Method == string(mcp.MethodToolsCall)
 }
 
 // skipMalformed logs m, which holds an escape that is not well formed, and
@@ -352,7 +359,7 @@ func (c *conn) handle(j *job) {
 	notes := c.sess.notificationsSent()
 	var lt *lift.Table
 	if m.Method == string(mcp.MethodToolsCall) {
-		if c.lifted != nil {
+		if c.lifts(m) {
 			lt = lift.NewTable(c.sess.liftPrefix)
 			var err error
 			if raw, err = lt.LiftArguments(raw, m.LongStrings, c.lifted); err != nil {

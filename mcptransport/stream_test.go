@@ -362,6 +362,7 @@ func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
 			io.WriteString(toServer, call(2, `{"path":`+bad+`,"content":"x"}`))                                          // a string no tool gets
 			io.WriteString(toServer, call(3, `{"path":"bad.txt","content":`+bad+`,"content":"x"}`))                      // a text shadowed
 			io.WriteString(toServer, `{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":`+bad+`}}`+"\n") // not a tool call
+			io.WriteString(toServer, `{"jsonrpc":"2.0","id":7,"method":`+bad+`}`+"\n")                                   // a method
 			io.WriteString(toServer, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`+"\n")
 			got := map[string]string{}
 			want := []string{"5"}

@@ -240,11 +240,11 @@ func (c *conn) lifts(m wire.Message) bool {
 	return c.lifted != nil && m.Kind() == wire.KindRequest && m.Method == string(mcp.MethodToolsCall)
 }
 
-// skipMalformed logs m, which holds an escape that is not well formed, and
-// drops it, as the reader drops any other malformed line.
+// skipMalformed drops m, which holds an escape that is not well formed,
+// with the warning the reader gives any other malformed line it drops.
 func (c *conn) skipMalformed(m wire.Message, err error) {
 	c.log.Warn("wire: skipping malformed JSON-RPC line", "peer", "mcp client", "reason", err.Error(),
-		"len", len(m.Raw), "id", string(m.ID), "method", m.Method)
+		"len", len(m.Raw), "prefix", wire.Prefix(m.Raw))
 }
 
 // stopDispatch makes the read loop dispatch nothing more, once the one it

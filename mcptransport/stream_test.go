@@ -1,11 +1,13 @@
 package mcptransport_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"math"
 	"os"
@@ -342,11 +344,11 @@ func TestStdioWriteFails(t *testing.T) {
 }
 
 // A malformed escape in a large string is refused as a malformed line is:
-// the request is dropped with a warning and the stream goes on. Where the
-// transport lifts large strings (the reader then leaves their escapes to
-// be checked where they are decoded), a malformed escape in a text the
-// tool gets is the one difference: the tool answers that its argument is
-// invalid.
+// the request is dropped with a warning that shows its first 200 bytes,
+// and the stream goes on. Where the transport lifts large strings (the
+// reader then leaves their escapes to be checked where they are decoded),
+// a malformed escape in a text the tool gets is the one difference: the
+// tool answers that its argument is invalid.
 func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
 	long := strings.Repeat("a", 64) + strings.Repeat(`\nline of text`, 200) // a long run, then escapes
 	bad := `"` + long + `\x"`
@@ -354,7 +356,10 @@ func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
 		t.Run(sv.Name, func(t *testing.T) {
 			f := mcpfstest.NewFixture(t, false)
 			f.WriteFile(t, "a.txt", "a\n")
-			toServer, r := mcpfstest.RawStdio(t, f.Srv, sv.Transport(t, f))
+			opts := sv.Transport(t, f)
+			logs := make(chan []byte, 256)
+			opts.Logger = slog.New(slog.NewJSONHandler(chanWriter(logs), nil))
+			toServer, r := mcpfstest.RawStdio(t, f.Srv, opts)
 			call := func(id int, args string) string {
 				return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, "write_text_file", args) + "\n"
 			}
@@ -388,6 +393,39 @@ func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
 				t.Errorf("the read after: %.300s", got["5"])
 			}
 			f.MustNotExist(t, "bad.txt")
+			dropped := map[string]bool{"2": true, "3": true, "4": true, "7": true}
+			if !sv.Lift {
+				dropped["1"] = true
+			}
+			for len(dropped) > 0 {
+				var line []byte
+				select {
+				case line = <-logs:
+				case <-time.After(10 * time.Second):
+					t.Fatalf("no warning of the drops of %v", slices.Sorted(maps.Keys(dropped)))
+				}
+				var rec struct{ Msg, Prefix string }
+				if err := json.Unmarshal(line, &rec); err != nil || rec.Msg != "wire: skipping malformed JSON-RPC line" {
+					continue
+				}
+				id, _, _ := strings.Cut(strings.TrimPrefix(rec.Prefix, `{"jsonrpc":"2.0","id":`), ",")
+				if !dropped[id] || len(rec.Prefix) != 200 {
+					t.Fatalf("a drop logged with the prefix %q", rec.Prefix)
+				}
+				delete(dropped, id)
+			}
 		})
 	}
+}
+
+// chanWriter sends each write, a log record, on its channel, or drops it
+// when the channel is full.
+type chanWriter chan []byte
+
+func (c chanWriter) Write(p []byte) (int, error) {
+	select {
+	case c <- bytes.Clone(p):
+	default:
+	}
+	return len(p), nil
 }

@@ -163,7 +163,7 @@ func (r *Reader) Next() (Message, error) {
 		if !r.warned && !env.versionOK(line) {
 			r.warned = true
 			r.log().Warn("wire: peer sent a message without \"jsonrpc\":\"2.0\"; accepting it (logged once)",
-				"peer", r.label, "prefix", prefix(line))
+				"peer", r.label, "prefix", Prefix(line))
 		}
 		raw := line[:len(line):len(line)] // a long line is already the message's own
 		if !long {
@@ -192,7 +192,7 @@ func (r *Reader) readLine() (line []byte, long bool, err error) {
 	if len(chunk) > r.max {
 		r.scan.reset()
 		r.scan.feed(chunk)
-		r.overlong(prefix(chunk), int64(len(chunk)), err == io.EOF)
+		r.overlong(Prefix(chunk), int64(len(chunk)), err == io.EOF)
 		return nil, false, err
 	}
 	if len(chunk) == 0 {
@@ -212,7 +212,7 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 	if len(first) > r.max {
 		r.scan.reset()
 		r.scan.feed(first)
-		return nil, false, r.discard(prefix(first), int64(len(first)))
+		return nil, false, r.discard(Prefix(first), int64(len(first)))
 	}
 	line := make([]byte, len(first), min(max(r.hint, 2*len(first)), r.max+1))
 	copy(line, first)
@@ -221,7 +221,7 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 			if len(line) > r.max {
 				r.scan.reset()
 				r.scan.feed(line)
-				p, n := prefix(line), int64(len(line))
+				p, n := Prefix(line), int64(len(line))
 				releaseOverlong(&line)
 				return nil, false, r.discard(p, n)
 			}
@@ -244,7 +244,7 @@ func (r *Reader) readLong(first []byte) ([]byte, bool, error) {
 			if len(line) > r.max {
 				r.scan.reset()
 				r.scan.feed(line)
-				r.overlong(prefix(line), int64(len(line)), true)
+				r.overlong(Prefix(line), int64(len(line)), true)
 				releaseOverlong(&line)
 				return nil, false, err
 			}
@@ -321,12 +321,12 @@ func (r *Reader) overlong(prefix string, n int64, atEOF bool) {
 }
 
 func (r *Reader) warn(msg, reason string, line []byte, n int) {
-	r.log().Warn("wire: "+msg, "peer", r.label, "reason", reason, "len", n, "prefix", prefix(line))
+	r.log().Warn("wire: "+msg, "peer", r.label, "reason", reason, "len", n, "prefix", Prefix(line))
 }
 
-// prefix returns at most logPrefixLen bytes from the start of b, cut at a
-// rune boundary, with invalid UTF-8 replaced.
-func prefix(b []byte) string {
+// Prefix is what a log shows of a line it drops: at most its first 200
+// bytes (logPrefixLen), cut at a rune boundary, invalid UTF-8 replaced.
+func Prefix(b []byte) string {
 	if len(b) > logPrefixLen {
 		n := logPrefixLen
 		for n > logPrefixLen-utf8.UTFMax && n > 0 && !utf8.RuneStart(b[n]) {

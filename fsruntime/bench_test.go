@@ -139,3 +139,31 @@ func benchWrite(b *testing.B, content string) {
 		})
 	}
 }
+
+// BenchmarkMoveOver1MiB moves a 1 MiB file over another, again and again,
+// as an agent does that writes a new file and renames it into place. The
+// write is not timed; freeing the file replaced is, where the move does it.
+func BenchmarkMoveOver1MiB(b *testing.B) {
+	dir := b.TempDir()
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	content := strings.Repeat(strings.Repeat("y", 63)+"\n", 16384)
+	src, dst := filepath.Join(dir, "new.txt"), filepath.Join(dir, "f.txt")
+	write := func(p string) {
+		if err := d.WriteTextFile(b.Context(), p, content); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(dst)
+	for b.Loop() {
+		b.StopTimer()
+		write(src)
+		b.StartTimer()
+		if err := d.Move(b.Context(), src, dst, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

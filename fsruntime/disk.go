@@ -663,8 +663,8 @@ func randomSuffix() string {
 	return hex.EncodeToString(b[:])
 }
 
-// Close releases the roots, once the files that writes replaced are
-// freed. Later operations fail with an error wrapping fs.ErrClosed; one
+// Close releases the roots, once the files that writes and moves replaced
+// are freed. Later operations fail with an error wrapping fs.ErrClosed; one
 // under way may fail too.
 func (d *Disk) Close() error {
 	if d.closed.Swap(true) {

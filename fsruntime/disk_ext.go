@@ -467,11 +467,11 @@ func (w *diskWalker) openNames(rel string, want fs.FileInfo) (*os.Root, []string
 // Move implements [MoveFS] with one rename between the two parent
 // directories, each opened through its root's os.Root, so src and dst may
 // be in different roots and neither can be redirected out of them. Without
-// overwrite an existing dst is refused. Across file systems a regular file
-// is copied to a synced temporary file beside dst, renamed into place, and
-// then removed from src; a directory or symlink is refused with an error
-// wrapping errors.ErrUnsupported, as it is between two roots on Windows.
-// See DESIGN.md, "Disk.Move without overwrite".
+// overwrite an existing dst is refused (DESIGN.md, "Disk.Move without
+// overwrite"); with it, on Linux the file replaced is freed after the call,
+// as by a write. Across file systems a regular file is copied to a synced
+// file beside dst, renamed into place, then removed from src; a directory
+// or symlink is refused (errors.ErrUnsupported), as between roots on Windows.
 func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error {
 	const op = "move"
 	sr, srel, err := d.begin(ctx, op, src)
@@ -517,9 +517,12 @@ func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error 
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: op, Path: src, Err: err}
 	}
-	err = renameIn(sr, srel, dr, drel, overwrite)
+	free, err := renameIn(sr, srel, dr, drel, overwrite)
 	if errors.Is(err, syscall.EXDEV) {
 		return d.moveAcross(ctx, src, dst, sr, srel, sinfo, dr, drel, overwrite)
+	}
+	if free != nil {
+		d.free(free)
 	}
 	return d.moveErr(src, dst, err)
 }
@@ -609,8 +612,12 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	if err := ctx.Err(); err != nil {
 		return &fs.PathError{Op: op, Path: src, Err: err}
 	}
-	if err := renameIn(dr, tmp, dr, drel, overwrite); err != nil {
+	free, err := renameIn(dr, tmp, dr, drel, overwrite)
+	if err != nil {
 		return d.moveErr(src, dst, err)
+	}
+	if free != nil {
+		d.free(free)
 	}
 	placed = true
 	if err := sr.root.Remove(srel); err != nil {

@@ -24,11 +24,21 @@ const oDirectory = syscall.O_DIRECTORY
 // follows, so a symlink is moved or replaced as a link. Without overwrite
 // it asks for RENAME_NOREPLACE, which refuses an existing drel atomically
 // with EEXIST; on a file system without it, drel is looked up first (a
-// small window in which a new drel could be replaced).
-func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) error {
-	return atParents(sr, srel, dr, drel, func(sfd int, from string, dfd int, to string) error {
+// small window in which a new drel could be replaced). With overwrite, an
+// existing drel is held across the rename and free lets it go, as a write
+// does (holdReplaced); free is nil when nothing was replaced.
+func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) (free func(), err error) {
+	err = atParents(sr, srel, dr, drel, func(sfd int, from string, dfd int, to string) error {
 		if overwrite {
-			return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
+			old, held := holdName(dfd, to)
+			err := ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
+			switch {
+			case held && err == nil:
+				free = func() { unix.Close(old) }
+			case held:
+				unix.Close(old)
+			}
+			return err
 		}
 		err := ignoringEINTR(func() error { return unix.Renameat2(sfd, from, dfd, to, unix.RENAME_NOREPLACE) })
 		if err != unix.EINVAL && err != unix.ENOSYS {
@@ -46,4 +56,5 @@ func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bo
 		}
 		return ignoringEINTR(func() error { return unix.Renameat(sfd, from, dfd, to) })
 	})
+	return free, err
 }

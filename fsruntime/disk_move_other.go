@@ -23,38 +23,39 @@ const oDirectory = 0
 // existing drel is refused (a small window in which a new drel could be
 // replaced); only a directory replaces a directory, and only an empty one,
 // which is removed first (os.Root's Rename never replaces one), so that
-// for a moment drel is missing.
-func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) error {
+// for a moment drel is missing. The rename frees what it replaces: free
+// is always nil.
+func renameIn(sr *diskRoot, srel string, dr *diskRoot, drel string, overwrite bool) (free func(), err error) {
 	sinfo, err := sr.root.Lstat(srel)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	dinfo, err := dr.root.Lstat(drel)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		dinfo = nil
 	case err != nil:
-		return err
+		return nil, err
 	case renamesCase(sinfo, dinfo, srel, drel):
 		// drel is srel itself, its name in another case: a case-only
 		// rename, which replaces nothing.
 		dinfo = nil
 	case !overwrite:
-		return syscall.EEXIST
+		return nil, syscall.EEXIST
 	case dinfo.IsDir() && !sinfo.IsDir():
-		return syscall.EISDIR
+		return nil, syscall.EISDIR
 	case !dinfo.IsDir() && sinfo.IsDir():
-		return syscall.ENOTDIR
+		return nil, syscall.ENOTDIR
 	}
 	if sr != dr {
-		return renameBetween(sr, srel, dr, drel)
+		return nil, renameBetween(sr, srel, dr, drel)
 	}
 	if dinfo != nil && dinfo.IsDir() {
 		if err := removeEmptyDir(dr, drel); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return sr.root.Rename(srel, drel)
+	return nil, sr.root.Rename(srel, drel)
 }
 
 // renamesCase reports whether renaming srel to drel only changes the case

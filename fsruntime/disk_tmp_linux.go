@@ -194,7 +194,13 @@ func (p *parentDir) replace(ctx context.Context, name, content string, perm fs.F
 // under the directory's lock. Closing the descriptor frees the file. See
 // DESIGN.md, "The replaced file is freed after the call".
 func (p *parentDir) holdReplaced(name string) (fd int, held bool) {
-	fd, err := unix.Openat(p.fd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	return holdName(p.fd, name)
+}
+
+// holdName opens name in the directory dirfd, without following it, for
+// no more than to hold the file: O_PATH needs no permission on it.
+func holdName(dirfd int, name string) (fd int, held bool) {
+	fd, err := unix.Openat(dirfd, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 	return fd, err == nil
 }
 

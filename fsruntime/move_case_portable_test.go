@@ -36,10 +36,10 @@ func TestRenameInCaseOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := renameIn(r, "a.txt", r, "A.txt", false); err != nil {
+	if _, err := renameIn(r, "a.txt", r, "A.txt", false); err != nil {
 		t.Errorf("case-only rename: %v, want success", err)
 	}
-	if err := renameIn(r, "a.txt", r, "b.txt", false); err == nil {
+	if _, err := renameIn(r, "a.txt", r, "b.txt", false); err == nil {
 		t.Error("rename over another file without overwrite succeeded")
 	}
 }

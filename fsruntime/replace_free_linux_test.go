@@ -59,3 +59,58 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 		t.Errorf("read back %q, %v", b, err)
 	}
 }
+
+// TestMoveFreesReplacedFileAfter: a rename that overwrites a file holds it
+// across the rename and gives the caller what lets it go, as a write does;
+// one that replaces nothing, or fails, holds nothing after. Disk.Move then
+// frees the file after the call, and Close waits for it.
+func TestMoveFreesReplacedFileAfter(t *testing.T) {
+	dir := t.TempDir()
+	ostest.WriteFiles(t, dir, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "full/x": "x\n"})
+	stat := func(name string) unix.Stat_t {
+		var st unix.Stat_t
+		if err := unix.Stat(filepath.Join(dir, name), &st); err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	d, err := OpenDisk([]string{dir}, DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _, err := d.begin(t.Context(), "move", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	old := stat("b.txt")
+	free, err := renameIn(r, "a.txt", r, "b.txt", true)
+	if err != nil || free == nil || !ostest.Holds(t, old) {
+		t.Fatalf("rename over a file: %v, free %v, old file held %v; want no error, a free, held", err, free != nil, ostest.Holds(t, old))
+	}
+	free()
+	if ostest.Holds(t, old) {
+		t.Error("the replaced file is held after free")
+	}
+	if free, err := renameIn(r, "b.txt", r, "new.txt", true); err != nil || free != nil {
+		t.Errorf("rename to a new name: %v, free %v; want no error, no free", err, free != nil)
+	}
+	full := stat("full")
+	if free, err := renameIn(r, "c.txt", r, "full", true); err == nil || free != nil || ostest.Holds(t, full) {
+		t.Errorf("rename over a full directory: %v, free %v, directory held %v; want an error and nothing held", err, free != nil, ostest.Holds(t, full))
+	}
+
+	old = stat("new.txt")
+	if err := d.Move(t.Context(), filepath.Join(dir, "c.txt"), filepath.Join(dir, "new.txt"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ostest.Holds(t, old) {
+		t.Error("the closed Disk still holds the file the move replaced")
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "new.txt")); err != nil || string(b) != "c\n" {
+		t.Errorf("read back %q, %v", b, err)
+	}
+}

@@ -114,3 +114,43 @@ func TestMoveFreesReplacedFileAfter(t *testing.T) {
 		t.Errorf("read back %q, %v", b, err)
 	}
 }
+
+// TestMoveAcrossFreesReplacedFile: a move to another file system, which
+// copies the file and renames the copy over the destination, lets the
+// file it replaced go too, by Close at the latest.
+func TestMoveAcrossFreesReplacedFile(t *testing.T) {
+	dir := t.TempDir()
+	other, err := os.MkdirTemp("/dev/shm", "mcp-acpfs-test-")
+	if err != nil {
+		t.Skipf("no /dev/shm: %v", err)
+	}
+	t.Cleanup(func() { os.RemoveAll(other) })
+	ostest.WriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
+	ostest.WriteFiles(t, other, map[string]string{"b.txt": "b\n"})
+	var st, old unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		t.Fatal(err)
+	}
+	if err := unix.Stat(filepath.Join(other, "b.txt"), &old); err != nil {
+		t.Fatal(err)
+	}
+	if st.Dev == old.Dev {
+		t.Skip("/dev/shm is on the same file system as the temporary directory")
+	}
+	d, err := OpenDisk([]string{dir, other}, DiskOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Move(t.Context(), filepath.Join(dir, "a.txt"), filepath.Join(other, "b.txt"), true); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if ostest.Holds(t, old) {
+		t.Error("the closed Disk still holds the file the move replaced")
+	}
+	if b, err := os.ReadFile(filepath.Join(other, "b.txt")); err != nil || string(b) != "a\n" {
+		t.Errorf("read back %q, %v", b, err)
+	}
+}

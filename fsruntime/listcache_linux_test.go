@@ -130,10 +130,21 @@ func TestListCache(t *testing.T) {
 		{"symlink", func() error { return os.Symlink("e.txt", filepath.Join(dir, "l")) },
 			[]DirEntry{{"c.txt", TypeDirectory}, {"e.txt", TypeFile}, {"l", TypeSymlink}}},
 	} {
-		// Poison what is kept, so that a stale hit cannot pass.
-		if s, _ := stampOf(d.now()); listings.m[s.key].entries != nil {
-			listings.put(listings.m[s.key].stamp, poisoned)
+		// Keep a listing of the directory with its times an hour back,
+		// then poison it, so that a stale hit cannot pass. The change
+		// moves the times from there, however coarse the file system's
+		// clock: tmpfs stamps in ticks, within which two changes look
+		// alike.
+		past := time.Now().Add(-time.Hour)
+		if err := os.Chtimes(dir, past, past); err != nil {
+			t.Fatal(err)
 		}
+		list()
+		s, _ := stampOf(d.now())
+		if listings.m[s.key].stamp != s {
+			t.Fatalf("before %s: the listing was not kept", change.name)
+		}
+		listings.put(s, poisoned)
 		if err := change.do(); err != nil {
 			t.Fatal(err)
 		}

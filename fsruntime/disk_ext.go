@@ -524,11 +524,13 @@ func (d *Disk) Move(ctx context.Context, src, dst string, overwrite bool) error 
 	if free != nil {
 		d.free(free)
 	}
-	return d.moveErr(src, dst, err)
+	return d.moveErr(src, dst, overwrite, err)
 }
 
-// moveErr maps an error of a rename to the path at fault.
-func (d *Disk) moveErr(src, dst string, err error) error {
+// moveErr maps an error of a rename to the path at fault. With overwrite,
+// EEXIST is a directory in the way that is not empty: POSIX lets rename
+// report one with either error, and XFS, unlike ext4, says EEXIST.
+func (d *Disk) moveErr(src, dst string, overwrite bool, err error) error {
 	const op = "move"
 	if err == nil {
 		return nil
@@ -539,7 +541,7 @@ func (d *Disk) moveErr(src, dst string, err error) error {
 		inner = le.Err
 	}
 	switch {
-	case errors.Is(inner, syscall.ENOTEMPTY):
+	case errors.Is(inner, syscall.ENOTEMPTY), overwrite && errors.Is(inner, syscall.EEXIST):
 		return &fs.PathError{Op: op, Path: dst, Err: errDstNotEmpty}
 	case errors.Is(inner, syscall.EEXIST):
 		return &fs.PathError{Op: op, Path: dst, Err: errDstExists}
@@ -614,7 +616,7 @@ func (d *Disk) moveAcross(ctx context.Context, src, dst string, sr *diskRoot, sr
 	}
 	free, err := renameIn(dr, tmp, dr, drel, overwrite)
 	if err != nil {
-		return d.moveErr(src, dst, err)
+		return d.moveErr(src, dst, overwrite, err)
 	}
 	if free != nil {
 		d.free(free)

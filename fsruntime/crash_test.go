@@ -63,9 +63,33 @@ func TestCrashWriter(t *testing.T) {
 	}
 }
 
-// killWindow is how long the writer may run before it is killed: a few
-// writes' time, so that kills land at every stage of one.
+// killWindow is how long the writer may run before it is killed, at
+// least: a few writes' time on a local disk, so that kills land at every
+// stage of one. A slower disk gets a longer one (crashKillWindow).
 const killWindow = 25 * time.Millisecond
+
+// crashKillWindow is killWindow, or twice the fastest of three synced
+// writes of the larger content in dir if that is longer.
+func crashKillWindow(t *testing.T, dir string) time.Duration {
+	d, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{MaxFileSize: 16 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	probe := filepath.Join(dir, "probe.txt")
+	fastest := time.Hour
+	for range 3 {
+		start := time.Now()
+		if err := d.WriteTextFile(t.Context(), probe, crashContents()[0]); err != nil {
+			t.Fatal(err)
+		}
+		fastest = min(fastest, time.Since(start))
+	}
+	if err := os.Remove(probe); err != nil {
+		t.Fatal(err)
+	}
+	return max(killWindow, 2*fastest)
+}
 
 // crashSeedEnv, if set, is the seed of the kill times, which every run
 // logs, so that a failing run can be repeated.
@@ -105,6 +129,11 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "target.txt")
 	contents := crashContents()
+	temps := "named"
+	if fsruntime.UnnamedTemps(t, dir) {
+		temps = "unnamed"
+	}
+	window := crashKillWindow(t, dir)
 	if err := os.WriteFile(path, []byte(contents[0]), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +165,7 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 			cmd.Wait()
 			t.Fatalf("kill %d: the writer did not start (%q, %v): %s", i, line, err, stderr.String())
 		}
-		time.Sleep(time.Duration(rng.Int64N(int64(killWindow))))
+		time.Sleep(time.Duration(rng.Int64N(int64(window))))
 		cmd.Process.Signal(syscall.SIGKILL)
 		err = cmd.Wait()
 		// Windows has no signals: the kill ends the process with status 1.
@@ -163,8 +192,8 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 		}
 		// What a kill left besides the file: with O_TMPFILE, only a
 		// temporary file that was complete, named just for the rename;
-		// with a named temporary file (the portable writes), also one cut
-		// short.
+		// with a named temporary file (the portable writes, and Linux's
+		// on a file system without O_TMPFILE), also one cut short.
 		for _, name := range tempFiles(t, dir) {
 			leftovers++
 			if !strings.HasPrefix(name, ".target.txt.tmp-") {
@@ -176,15 +205,15 @@ func TestWritesSurviveSIGKILL(t *testing.T) {
 			}
 			whole := string(left) == contents[0] || string(left) == contents[1]
 			cut := strings.HasPrefix(contents[0], string(left)) || strings.HasPrefix(contents[1], string(left))
-			if !whole && (fsruntime.TmpImpl != "named" || !cut) {
-				t.Errorf("kill %d left %s with %d bytes of a write cut short (%s temporary files)", i, name, len(left), fsruntime.TmpImpl)
+			if !whole && (temps != "named" || !cut) {
+				t.Errorf("kill %d left %s with %d bytes of a write cut short (%s temporary files)", i, name, len(left), temps)
 			}
 			os.Remove(filepath.Join(dir, name))
 		}
 	}
 	t.Logf("%d kills: the file held A %d times and B %d times, and changed %d times after synced writes and %d after NoSync ones; kills came after 0 to %v of writing",
-		i, seen[0], seen[1], changed[0], changed[1], killWindow)
-	t.Logf("%d temporary files (%s) were left in all (%v in all)", leftovers, fsruntime.TmpImpl, time.Since(begin).Round(time.Millisecond))
+		i, seen[0], seen[1], changed[0], changed[1], window)
+	t.Logf("%d temporary files (%s) were left in all (%v in all)", leftovers, temps, time.Since(begin).Round(time.Millisecond))
 	if changed[0] == 0 || changed[1] == 0 {
 		t.Errorf("the file never changed after a kill of one kind of writer: no kill came after a whole write, so the test proved nothing of it")
 	}

@@ -3,9 +3,9 @@ package fsruntime
 // ReadLines exposes the streaming line reader to the external tests.
 var ReadLines = readLines
 
-// TmpImpl names how this build makes a write's temporary file: "O_TMPFILE"
-// (unnamed until complete) or "named" (named from the start).
-const TmpImpl = tmpImpl
+// UnnamedTemps reports whether a write in dir makes its temporary file
+// with no name until it is complete (O_TMPFILE), or a named one.
+var UnnamedTemps = unnamedTemps
 
 // MatchText exposes the streaming comparison with the disk to the
 // external tests.

@@ -33,7 +33,8 @@ func tempNamed(t *testing.T, target string) bool {
 // TestWriteSyncsFileThenDirectory: by default a write syncs the new file,
 // whole and before it replaces the old one, and then the directory, after
 // the rename (not on Windows, which cannot). The temporary file has no
-// name when it is synced where O_TMPFILE is used, and one otherwise. A Disk with NoSync, and one narrowed from it, syncs nothing.
+// name when it is synced where O_TMPFILE is used, and one otherwise. A
+// Disk with NoSync, and one narrowed from it, syncs nothing.
 func TestWriteSyncsFileThenDirectory(t *testing.T) {
 	dir := t.TempDir()
 	target := filepath.Join(dir, "sub", "f.txt")
@@ -55,7 +56,7 @@ func TestWriteSyncsFileThenDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []syncCall{
-		{dir: false, size: int64(len(content)), current: "old\n", temp: tmpImpl == "named"},
+		{dir: false, size: int64(len(content)), current: "old\n", temp: !unnamedTemps(t, filepath.Dir(target))},
 		{dir: true, current: content},
 	}
 	if !hostRules().syncDir { // Windows: a directory cannot be synced
@@ -63,7 +64,7 @@ func TestWriteSyncsFileThenDirectory(t *testing.T) {
 	}
 	got := *calls
 	if len(got) != len(want) || got[0] != want[0] || len(got) > 1 && (got[1].dir != want[1].dir || got[1].current != want[1].current || got[1].temp) {
-		t.Fatalf("a write (%s temporary file) made the syncs %+v, want the file's (all its bytes, before the rename) and then, where the OS can, the directory's (after): %+v", tmpImpl, got, want)
+		t.Fatalf("a write (named temporary file: %t) made the syncs %+v, want the file's (all its bytes, before the rename) and then, where the OS can, the directory's (after): %+v", want[0].temp, got, want)
 	}
 
 	for _, opts := range []DiskOptions{{NoSync: true}, {NoSync: true, AllowHardLinks: true}} {

@@ -47,8 +47,8 @@ var (
 	errIsRoot        = &sentinel{"it is one of the session's roots, which cannot be moved, replaced or removed", fs.ErrPermission}
 	errHoldsRoot     = &sentinel{"it holds one of the session's roots, which cannot be moved or removed", fs.ErrPermission}
 	errIntoItself    = &sentinel{"cannot move a directory into itself", fs.ErrInvalid}
-	errCrossDevice   = &sentinel{"cannot move a directory or symbolic link to another file system (only a regular file is copied across)", errors.ErrUnsupported}
-	errCrossRoots    = &sentinel{"cannot move a directory or symbolic link between two roots on this system (only a regular file is copied across)", errors.ErrUnsupported}
+	errCrossDevice   = &sentinel{"cannot move a directory or symbolic link to another file system, where only a regular file is copied; for a directory, create the destination and move what is in it (an overlay file system, as in a container, counts a directory from its image as another)", errors.ErrUnsupported}
+	errCrossRoots    = &sentinel{"cannot move a directory or symbolic link between two roots on this system, where only a regular file is copied; for a directory, create the destination and move what is in it", errors.ErrUnsupported}
 	errChanged       = &sentinel{"it was replaced while it was being read", fs.ErrNotExist}
 )
 

@@ -455,11 +455,15 @@ func TestDiskMoveAcrossFileSystems(t *testing.T) {
 	if got := readFile(t, b+"/taken.txt"); got != "g\n" {
 		t.Errorf("overwriting copy = %q", got)
 	}
-	// A directory or a link is refused.
+	// A directory or a link is refused, with what to do for a directory
+	// (as overlayfs refuses a directory from its lower layer).
 	for _, src := range []string{a + "/dir", a + "/link"} {
 		err := d.Move(t.Context(), src, b+"/"+filepath.Base(src), false)
 		if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), src) {
 			t.Errorf("Move(%s) across file systems = %v, want errors.ErrUnsupported naming it", src, err)
+		}
+		if err != nil && !strings.Contains(err.Error(), "create the destination and move what is in it") {
+			t.Errorf("Move(%s) across file systems = %v, want the way to move a directory", src, err)
 		}
 		if _, err := os.Lstat(src); err != nil {
 			t.Errorf("refused move lost %s: %v", src, err)

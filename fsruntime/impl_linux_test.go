@@ -13,8 +13,9 @@ import (
 var wantImpls = [3]string{"O_TMPFILE", "getdents64", "renameat2"}
 
 // unnamedTemps reports whether a write in dir makes its temporary file
-// with no name (O_TMPFILE): where dir's file system has none (FUSE, NFS,
-// overlayfs before Linux 6.6), writes fall back to named ones.
+// with no name (O_TMPFILE): where dir's file system has none (as some FUSE
+// and network ones, and overlayfs before Linux 6.6), writes fall back to
+// named ones.
 func unnamedTemps(t testing.TB, dir string) bool {
 	t.Helper()
 	root, err := os.OpenRoot(dir)

@@ -3,7 +3,6 @@
 package fsruntime
 
 import (
-	"os"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -18,17 +17,7 @@ var wantImpls = [3]string{"O_TMPFILE", "getdents64", "renameat2"}
 // named ones.
 func unnamedTemps(t testing.TB, dir string) bool {
 	t.Helper()
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	p, err := openParent(root, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	fd, err := p.openUnnamed(0o600)
+	fd, err := openTestParent(t, dir).openUnnamed(0o600)
 	if err != nil {
 		return false
 	}

@@ -1,6 +1,9 @@
 package fsruntime
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 // TestImplementations: the build runs the implementation of each
 // platform mechanism that its OS and tags call for (wantImpls): Linux's
@@ -12,4 +15,21 @@ func TestImplementations(t *testing.T) {
 	if got != wantImpls {
 		t.Errorf("this build runs %v, want %v", got, wantImpls)
 	}
+}
+
+// openTestParent opens dir as the parent directory of a write, through a
+// root of its own; the test's cleanup closes both.
+func openTestParent(t testing.TB, dir string) *parentDir {
+	t.Helper()
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { root.Close() })
+	p, err := openParent(root, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.close)
+	return p
 }

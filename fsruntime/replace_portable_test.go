@@ -120,16 +120,7 @@ func TestPortableLinksByHandle(t *testing.T) {
 	if err := os.Link(dir+"/a.txt", dir+"/b.txt"); err != nil {
 		t.Fatal(err)
 	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer root.Close()
-	p, err := openParent(root, ".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
+	p := openTestParent(t, dir)
 	n, err := p.lstat("a.txt")
 	if err != nil {
 		t.Fatal(err)

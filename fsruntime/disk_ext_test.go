@@ -23,6 +23,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 func TestDiskExtConformance(t *testing.T) {
@@ -390,26 +391,9 @@ func TestDiskMoveAcrossRoots(t *testing.T) {
 	}
 }
 
-// otherFileSystemDir returns a directory on another file system than the
-// test's temporary directory, or skips.
-func otherFileSystemDir(t *testing.T, than string) string {
-	t.Helper()
-	dir, err := os.MkdirTemp("/dev/shm", "mcp-acpfs-test-")
-	if err != nil {
-		t.Skipf("no /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	dev1, ok1 := fileSystem(dir)
-	dev2, ok2 := fileSystem(than)
-	if !ok1 || !ok2 || dev1 == dev2 {
-		t.Skip("/dev/shm is on the same file system as the temporary directory")
-	}
-	return dir
-}
-
 func TestDiskMoveAcrossFileSystems(t *testing.T) {
 	a := realTempDir(t)
-	b := otherFileSystemDir(t, a)
+	b := ostest.OtherFileSystemDir(t, a)
 	d := openDisk(t, fsruntime.DiskOptions{}, a, b)
 	writeFile(t, a+"/f.txt", "file\n")
 	if err := os.Chmod(a+"/f.txt", 0o600); err != nil {

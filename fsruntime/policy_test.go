@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // hangGuard bounds an operation that must not block; it only catches a
@@ -314,7 +315,7 @@ func TestDiskAllowHardLinks(t *testing.T) {
 
 func TestDiskMoveAcrossFileSystemsRefusesHardLinks(t *testing.T) {
 	base, root := hardLinkFixture(t)
-	other := otherFileSystemDir(t, root)
+	other := ostest.OtherFileSystemDir(t, root)
 	d := openDisk(t, fsruntime.DiskOptions{}, root, other)
 	err := d.Move(t.Context(), root+"/hl-out.txt", other+"/copy.txt", false)
 	if !errors.Is(err, fsruntime.ErrHardLinked) || !strings.Contains(err.Error(), root+"/hl-out.txt") {

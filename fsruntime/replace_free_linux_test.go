@@ -23,10 +23,7 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 	if err := os.WriteFile(target, []byte("old\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var old unix.Stat_t
-	if err := unix.Stat(target, &old); err != nil {
-		t.Fatal(err)
-	}
+	old := ostest.StatOf(t, target)
 	var syncs int
 	var renamed, held bool
 	sync := syncDir
@@ -67,13 +64,7 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 func TestMoveFreesReplacedFileAfter(t *testing.T) {
 	dir := t.TempDir()
 	ostest.WriteFiles(t, dir, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "full/x": "x\n"})
-	stat := func(name string) unix.Stat_t {
-		var st unix.Stat_t
-		if err := unix.Stat(filepath.Join(dir, name), &st); err != nil {
-			t.Fatal(err)
-		}
-		return st
-	}
+	stat := func(name string) unix.Stat_t { return ostest.StatOf(t, filepath.Join(dir, name)) }
 	d, err := OpenDisk([]string{dir}, DiskOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -120,23 +111,10 @@ func TestMoveFreesReplacedFileAfter(t *testing.T) {
 // file it replaced go too, by Close at the latest.
 func TestMoveAcrossFreesReplacedFile(t *testing.T) {
 	dir := t.TempDir()
-	other, err := os.MkdirTemp("/dev/shm", "mcp-acpfs-test-")
-	if err != nil {
-		t.Skipf("no /dev/shm: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(other) })
+	other := ostest.OtherFileSystemDir(t, dir)
 	ostest.WriteFiles(t, dir, map[string]string{"a.txt": "a\n"})
 	ostest.WriteFiles(t, other, map[string]string{"b.txt": "b\n"})
-	var st, old unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
-		t.Fatal(err)
-	}
-	if err := unix.Stat(filepath.Join(other, "b.txt"), &old); err != nil {
-		t.Fatal(err)
-	}
-	if st.Dev == old.Dev {
-		t.Skip("/dev/shm is on the same file system as the temporary directory")
-	}
+	old := ostest.StatOf(t, filepath.Join(other, "b.txt"))
 	d, err := OpenDisk([]string{dir, other}, DiskOptions{})
 	if err != nil {
 		t.Fatal(err)

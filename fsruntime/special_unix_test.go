@@ -14,12 +14,3 @@ func mkfifo(t testing.TB, path string) {
 		t.Fatal(err)
 	}
 }
-
-// fileSystem returns the device of the file system that holds path.
-func fileSystem(path string) (uint64, bool) {
-	var st syscall.Stat_t
-	if syscall.Stat(path, &st) != nil {
-		return 0, false
-	}
-	return uint64(st.Dev), true
-}

@@ -28,3 +28,13 @@ func Holds(tb testing.TB, st unix.Stat_t) bool {
 	}
 	return false
 }
+
+// StatOf describes the file at path, or fails the test.
+func StatOf(tb testing.TB, path string) unix.Stat_t {
+	tb.Helper()
+	var st unix.Stat_t
+	if err := unix.Stat(path, &st); err != nil {
+		tb.Fatal(err)
+	}
+	return st
+}

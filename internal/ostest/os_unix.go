@@ -4,6 +4,7 @@ package ostest
 
 import (
 	"errors"
+	"os"
 	"runtime"
 	"syscall"
 	"testing"
@@ -49,4 +50,21 @@ func CPUTime(b testing.TB) time.Duration {
 		b.Fatal(err)
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// OtherFileSystemDir returns a new directory on another file system than
+// the one that holds than (a tmpfs, /dev/shm), removed after the test, or
+// skips.
+func OtherFileSystemDir(tb testing.TB, than string) string {
+	tb.Helper()
+	dir, err := os.MkdirTemp("/dev/shm", "mcp-acpfs-test-")
+	if err != nil {
+		tb.Skipf("no /dev/shm: %v", err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	var a, b syscall.Stat_t
+	if syscall.Stat(dir, &a) != nil || syscall.Stat(than, &b) != nil || a.Dev == b.Dev {
+		tb.Skip("/dev/shm is on the same file system as " + than)
+	}
+	return dir
 }

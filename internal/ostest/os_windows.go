@@ -51,3 +51,10 @@ func CPUTime(b testing.TB) time.Duration {
 	ticks := func(f windows.Filetime) int64 { return int64(f.HighDateTime)<<32 | int64(f.LowDateTime) }
 	return time.Duration((ticks(kernel) + ticks(user)) * 100) // 100 ns ticks
 }
+
+// OtherFileSystemDir skips: the tests have no second file system here.
+func OtherFileSystemDir(tb testing.TB, than string) string {
+	tb.Helper()
+	tb.Skip("no second file system to move to on Windows")
+	return ""
+}

@@ -241,10 +241,11 @@ func (c *conn) lifts(m wire.Message) bool {
 }
 
 // skipMalformed drops m, which holds an escape that is not well formed,
-// with the warning the reader gives any other malformed line it drops.
+// with the warning the reader gives any other malformed line it drops,
+// and the id and method, which the transport knows and the reader did not.
 func (c *conn) skipMalformed(m wire.Message, err error) {
 	c.log.Warn("wire: skipping malformed JSON-RPC line", "peer", "mcp client", "reason", err.Error(),
-		"len", len(m.Raw), "prefix", wire.Prefix(m.Raw))
+		"len", len(m.Raw), "prefix", wire.Prefix(m.Raw), "id", string(m.ID), "method", m.Method)
 }
 
 // stopDispatch makes the read loop dispatch nothing more, once the one it

@@ -404,13 +404,20 @@ func TestStdioMalformedEscapesInLargeStrings(t *testing.T) {
 				case <-time.After(10 * time.Second):
 					t.Fatalf("no warning of the drops of %v", slices.Sorted(maps.Keys(dropped)))
 				}
-				var rec struct{ Msg, Prefix string }
+				var rec struct{ Msg, Prefix, ID, Method string }
 				if err := json.Unmarshal(line, &rec); err != nil || rec.Msg != "wire: skipping malformed JSON-RPC line" {
 					continue
 				}
 				id, _, _ := strings.Cut(strings.TrimPrefix(rec.Prefix, `{"jsonrpc":"2.0","id":`), ",")
 				if !dropped[id] || len(rec.Prefix) != 200 {
 					t.Fatalf("a drop logged with the prefix %q", rec.Prefix)
+				}
+				// The reader's own drops cannot name the request; the
+				// transport's (all of them where it lifts, the reader then
+				// leaving escapes to it) name it, and its method unless
+				// that is the malformed string.
+				if (sv.Lift || rec.ID != "") && (rec.ID != id || rec.Method != "" && !strings.Contains(rec.Prefix, `"method":"`+rec.Method+`"`)) {
+					t.Fatalf("the drop of %s logged as id %q, method %q", id, rec.ID, rec.Method)
 				}
 				delete(dropped, id)
 			}

@@ -76,11 +76,11 @@ func crashKillWindow(t *testing.T, dir string) time.Duration {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	probe := filepath.Join(dir, "probe.txt")
+	probe, content := filepath.Join(dir, "probe.txt"), crashContents()[0]
 	fastest := time.Hour
 	for range 3 {
 		start := time.Now()
-		if err := d.WriteTextFile(t.Context(), probe, crashContents()[0]); err != nil {
+		if err := d.WriteTextFile(t.Context(), probe, content); err != nil {
 			t.Fatal(err)
 		}
 		fastest = min(fastest, time.Since(start))

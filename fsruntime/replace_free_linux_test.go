@@ -46,14 +46,21 @@ func TestWriteFreesReplacedFileAfter(t *testing.T) {
 	if syncs != 1 || !renamed || !held {
 		t.Errorf("at the directory's sync (%d): new file in place %v, old file held %v; want one sync, both true", syncs, renamed, held)
 	}
+	closedFreed(t, d, old, target, "new\n")
+}
+
+// closedFreed closes d and checks that nothing then holds old, the file
+// replaced, and that path holds want.
+func closedFreed(t *testing.T, d *Disk, old unix.Stat_t, path, want string) {
+	t.Helper()
 	if err := d.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if ostest.Holds(t, old) {
-		t.Error("the closed Disk still holds the replaced file")
+		t.Error("the closed Disk still holds the file replaced")
 	}
-	if b, err := os.ReadFile(target); err != nil || string(b) != "new\n" {
-		t.Errorf("read back %q, %v", b, err)
+	if b, err := os.ReadFile(path); err != nil || string(b) != want {
+		t.Errorf("read back %q, %v; want %q", b, err, want)
 	}
 }
 
@@ -95,15 +102,7 @@ func TestMoveFreesReplacedFileAfter(t *testing.T) {
 	if err := d.Move(t.Context(), filepath.Join(dir, "c.txt"), filepath.Join(dir, "new.txt"), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if ostest.Holds(t, old) {
-		t.Error("the closed Disk still holds the file the move replaced")
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "new.txt")); err != nil || string(b) != "c\n" {
-		t.Errorf("read back %q, %v", b, err)
-	}
+	closedFreed(t, d, old, filepath.Join(dir, "new.txt"), "c\n")
 }
 
 // TestMoveAcrossFreesReplacedFile: a move to another file system, which
@@ -122,13 +121,5 @@ func TestMoveAcrossFreesReplacedFile(t *testing.T) {
 	if err := d.Move(t.Context(), filepath.Join(dir, "a.txt"), filepath.Join(other, "b.txt"), true); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if ostest.Holds(t, old) {
-		t.Error("the closed Disk still holds the file the move replaced")
-	}
-	if b, err := os.ReadFile(filepath.Join(other, "b.txt")); err != nil || string(b) != "a\n" {
-		t.Errorf("read back %q, %v", b, err)
-	}
+	closedFreed(t, d, old, filepath.Join(other, "b.txt"), "a\n")
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -44,8 +45,8 @@ func resourceRequest(id int, method, uri string, modern bool) string {
 // is "resource not found", -32002 before 2026-07-28 and -32602 since; a
 // file outside the roots, or a subscription to one, is invalid params.
 func checkResourceErrors(t *testing.T, f *mcpfstest.Fixture, send func(body string, modern bool) []byte) {
-	missing := mcpfstest.FileURI(f.Path("root/missing.txt"))
-	outside := mcpfstest.FileURI(f.Path("outside.txt"))
+	missing := fspath.FileURI(f.Path("root/missing.txt"))
+	outside := fspath.FileURI(f.Path("outside.txt"))
 	for i, tc := range []struct {
 		name, method, uri string
 		modern            bool
@@ -146,11 +147,11 @@ func TestResourceErrorCodesHTTP(t *testing.T) {
 func TestResourceErrorCodesHTTPStream(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
 	read := func(p string) error {
 		var req mcp.ReadResourceRequest
-		req.Params.URI = mcpfstest.FileURI(p)
+		req.Params.URI = fspath.FileURI(p)
 		_, err := c.ReadResource(t.Context(), req)
 		return err
 	}

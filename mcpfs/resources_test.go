@@ -21,6 +21,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
@@ -275,8 +276,8 @@ func TestReadResource(t *testing.T) {
 		t.Run(era.Name, func(t *testing.T) {
 			c := mcpfstest.Connect(t, f.Srv, era.Version)
 
-			got := readText(t, c, mcpfstest.FileURI(a))
-			if got.Text != "alpha\n" || got.MIMEType != "text/plain" || got.URI != mcpfstest.FileURI(a) {
+			got := readText(t, c, fspath.FileURI(a))
+			if got.Text != "alpha\n" || got.MIMEType != "text/plain" || got.URI != fspath.FileURI(a) {
 				t.Errorf("read a.txt = %+v", got)
 			}
 			// Percent-encoded, with the host localhost.
@@ -294,22 +295,22 @@ func TestReadResource(t *testing.T) {
 				}
 			}
 
-			_, err := readResource(t, c, mcpfstest.FileURI(f.Path("outside.txt")))
-			wantErr(t, "outside the roots", err, mcpfstest.FileURI(f.Path("outside.txt")), "outside the allowed roots")
-			_, err = readResource(t, c, mcpfstest.FileURI(f.Path("root/../outside.txt")))
+			_, err := readResource(t, c, fspath.FileURI(f.Path("outside.txt")))
+			wantErr(t, "outside the roots", err, fspath.FileURI(f.Path("outside.txt")), "outside the allowed roots")
+			_, err = readResource(t, c, fspath.FileURI(f.Path("root/../outside.txt")))
 			wantErr(t, "dot-dot out of the roots", err, "outside the allowed roots")
 			_, err = readResource(t, c, "file://example.com"+filepath.ToSlash(a))
 			wantErr(t, "another host", err, `host "example.com"`)
-			_, err = readResource(t, c, mcpfstest.FileURI(a)+"?x=1")
+			_, err = readResource(t, c, fspath.FileURI(a)+"?x=1")
 			wantErr(t, "a query", err, "query")
-			_, err = readResource(t, c, mcpfstest.FileURI(f.Path("root/missing.txt")))
+			_, err = readResource(t, c, fspath.FileURI(f.Path("root/missing.txt")))
 			wantErr(t, "a missing file", err, "missing.txt")
-			_, err = readResource(t, c, mcpfstest.FileURI(f.Path("root")))
+			_, err = readResource(t, c, fspath.FileURI(f.Path("root")))
 			wantErr(t, "a directory", err, "not a regular file")
 			_, err = readResource(t, c, "https://example.com/a.txt")
 			wantErr(t, "another scheme", err)
 
-			png := mcpfstest.FileURI(f.Path("root/blob.png"))
+			png := fspath.FileURI(f.Path("root/blob.png"))
 			res, err := readResource(t, c, png)
 			if _, ok := any(f.Disk).(fsruntime.BinaryFS); !ok {
 				wantErr(t, "a binary file without BinaryFS", err, png, "binary")
@@ -335,7 +336,7 @@ func TestResourceSubscribeDebounced(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "a.txt", "a\n")
 	f.WriteFile(t, "sub/b.txt", "b\n")
-	a, b := mcpfstest.FileURI(f.Path("a.txt")), mcpfstest.FileURI(f.Path("sub/b.txt"))
+	a, b := fspath.FileURI(f.Path("a.txt")), fspath.FileURI(f.Path("sub/b.txt"))
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 	mustSubscribe(t, c, a)
@@ -384,7 +385,7 @@ func TestResourceUnsubscribe(t *testing.T) {
 	f.WriteFile(t, "a.txt", "a\n")
 	f.WriteFile(t, "b.txt", "b\n")
 	f.WriteFile(t, "sub/c.txt", "c\n")
-	a, b, cURI := mcpfstest.FileURI(f.Path("a.txt")), mcpfstest.FileURI(f.Path("b.txt")), mcpfstest.FileURI(f.Path("sub/c.txt"))
+	a, b, cURI := fspath.FileURI(f.Path("a.txt")), fspath.FileURI(f.Path("b.txt")), fspath.FileURI(f.Path("sub/c.txt"))
 	before := goleak.IgnoreCurrent()
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	u := watchUpdates(c)
@@ -403,7 +404,7 @@ func TestResourceUnsubscribe(t *testing.T) {
 	unsubscribe(t, c, cURI)
 	wantWatches(t, 1, "no file of sub/ is subscribed")
 	unsubscribe(t, c, cURI)                                     // again: nothing
-	unsubscribe(t, c, mcpfstest.FileURI(f.Path("never.txt")))   // never subscribed: nothing
+	unsubscribe(t, c, fspath.FileURI(f.Path("never.txt")))      // never subscribed: nothing
 	unsubscribe(t, c, "file://example.com"+f.Path("never.txt")) // not even ours: nothing
 	burst(t, f.Path("sub/c.txt"), "x")
 	burst(t, f.Path("b.txt"), "y")
@@ -422,7 +423,7 @@ func TestResourceSubscriptionsEndWithSession(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "a.txt", "a\n")
 	f.WriteFile(t, "sub/b.txt", "b\n")
-	a, b := mcpfstest.FileURI(f.Path("a.txt")), mcpfstest.FileURI(f.Path("sub/b.txt"))
+	a, b := fspath.FileURI(f.Path("a.txt")), fspath.FileURI(f.Path("sub/b.txt"))
 	before := goleak.IgnoreCurrent()
 
 	c1 := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
@@ -460,19 +461,19 @@ func TestResourceSubscribeRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	outside := mcpfstest.FileURI(f.Path("outside.txt"))
+	outside := fspath.FileURI(f.Path("outside.txt"))
 	wantErr(t, "outside the roots", subscribe(t, c, outside), outside, "outside the allowed roots")
-	wantErr(t, "a symlink out of the roots", subscribe(t, c, mcpfstest.FileURI(f.Path("root/link.txt"))), "outside the allowed roots")
+	wantErr(t, "a symlink out of the roots", subscribe(t, c, fspath.FileURI(f.Path("root/link.txt"))), "outside the allowed roots")
 	wantErr(t, "another host", subscribe(t, c, "file://example.com"+filepath.ToSlash(f.Path("root/a.txt"))), `host "example.com"`)
 	wantErr(t, "another scheme", subscribe(t, c, "https://example.com/a.txt"), "not a file:// URI")
-	wantErr(t, "a directory", subscribe(t, c, mcpfstest.FileURI(f.Path("root"))), "is a directory")
-	wantErr(t, "a missing directory", subscribe(t, c, mcpfstest.FileURI(f.Path("root/no/such.txt"))), "does not exist")
+	wantErr(t, "a directory", subscribe(t, c, fspath.FileURI(f.Path("root"))), "is a directory")
+	wantErr(t, "a missing directory", subscribe(t, c, fspath.FileURI(f.Path("root/no/such.txt"))), "does not exist")
 	wantWatches(t, 0, "every subscription was refused")
 
 	// A file that does not exist yet, in a directory that does, is fine:
 	// its creation is a change.
 	u := watchUpdates(c)
-	later := mcpfstest.FileURI(f.Path("root/later.txt"))
+	later := fspath.FileURI(f.Path("root/later.txt"))
 	mustSubscribe(t, c, later)
 	f.WriteFile(t, "root/later.txt", "here\n")
 	u.want(t, later, "creating a subscribed file")
@@ -490,10 +491,10 @@ func TestResourceUnwatchedDirectories(t *testing.T) {
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	u := watchUpdates(c)
 	for _, rel := range files {
-		mustSubscribe(t, c, mcpfstest.FileURI(f.Path(rel))) // accepted, never notified
+		mustSubscribe(t, c, fspath.FileURI(f.Path(rel))) // accepted, never notified
 	}
 	wantWatches(t, 0, "only unwatched directories")
-	main := mcpfstest.FileURI(f.Path("build/project/main.go"))
+	main := fspath.FileURI(f.Path("build/project/main.go"))
 	mustSubscribe(t, c, main)
 	wantWatches(t, 1, "main.go's directory")
 	for _, rel := range files {
@@ -509,7 +510,7 @@ func TestResourceListenStateless(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false, "root")
 	f.WriteFile(t, "root/a.txt", "a\n")
 	f.WriteFile(t, "outside.txt", "x\n")
-	a := mcpfstest.FileURI(f.Path("root/a.txt"))
+	a := fspath.FileURI(f.Path("root/a.txt"))
 	before := goleak.IgnoreCurrent()
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION)
 	u := watchUpdates(c)
@@ -525,7 +526,7 @@ func TestResourceListenStateless(t *testing.T) {
 	}
 	wantWatches(t, 0, "a stateless resources/subscribe")
 
-	outside := mcpfstest.FileURI(f.Path("outside.txt"))
+	outside := fspath.FileURI(f.Path("outside.txt"))
 	err := c.Listen(t.Context(), mcp.SubscriptionFilter{ResourceSubscriptions: []string{outside}})
 	wantErr(t, "listen outside the roots", err, outside, "outside the allowed roots")
 
@@ -565,11 +566,11 @@ func TestResourceThroughEditor(t *testing.T) {
 	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
 	s := sessiontest.OpenSession(t, b, dirA, "sess-A")
 	c := mcpfstest.Connect(t, s.MCPServer(), mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	main := mcpfstest.FileURI(filepath.Join(dirA, "main.go"))
+	main := fspath.FileURI(filepath.Join(dirA, "main.go"))
 	if got := readText(t, c, main); got.Text != "// A unsaved\n" {
 		t.Errorf("read %s = %q, want the editor's buffer", main, got.Text)
 	}
-	other := mcpfstest.FileURI(filepath.Join(dirB, "main.go"))
+	other := fspath.FileURI(filepath.Join(dirB, "main.go"))
 	_, err := readResource(t, c, other)
 	wantErr(t, "another session's file", err, "outside the allowed roots")
 	wantErr(t, "subscribing to another session's file", subscribe(t, c, other), "outside the allowed roots")
@@ -606,7 +607,7 @@ func TestReadResourceBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := mcpfstest.Connect(t, srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-	uri := mcpfstest.FileURI(f.Path("pixel.png"))
+	uri := fspath.FileURI(f.Path("pixel.png"))
 	res, err := readResource(t, c, uri)
 	if err != nil {
 		t.Fatalf("read %s: %v", uri, err)
@@ -618,7 +619,7 @@ func TestReadResourceBinary(t *testing.T) {
 	if data, _ := base64.StdEncoding.DecodeString(blob.Blob); string(data) != png || blob.MIMEType != "image/png" || blob.URI != uri {
 		t.Errorf("read %s = %s, %q", uri, blob.MIMEType, data)
 	}
-	_, err = readResource(t, c, mcpfstest.FileURI(f.Path("big.bin")))
+	_, err = readResource(t, c, fspath.FileURI(f.Path("big.bin")))
 	wantErr(t, "a binary file over the limit", err, "big.bin", "too large")
 }
 
@@ -641,7 +642,7 @@ func TestResourceSubscribeOverStreams(t *testing.T) {
 		t.Run(tr.name, func(t *testing.T) {
 			f := mcpfstest.NewFixture(t, false)
 			f.WriteFile(t, "a.txt", "a\n")
-			a := mcpfstest.FileURI(f.Path("a.txt"))
+			a := fspath.FileURI(f.Path("a.txt"))
 			clientEnd, serverEnd := net.Pipe()
 			served := make(chan error, 1)
 			go func() { served <- tr.serve(context.WithoutCancel(t.Context()), f.Srv, serverEnd) }()

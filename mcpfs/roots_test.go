@@ -22,6 +22,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
@@ -186,7 +187,7 @@ func canRead(t *testing.T, c *client.Client, p string) bool {
 func TestClientRootsNarrow(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectWithRoots(t, f, roots)
 
 	if !canRead(t, c, f.Path("a/in.txt")) {
@@ -211,7 +212,7 @@ func TestClientRootsNarrow(t *testing.T) {
 func TestClientRootsCannotWiden(t *testing.T) {
 	f := newRootsFixture(t, 0, "a")
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Dir)) // the parent of the configured root
+	roots.set(fspath.FileURI(f.Dir)) // the parent of the configured root
 	c := connectWithRoots(t, f, roots)
 
 	if !canRead(t, c, f.Path("a/in.txt")) {
@@ -225,7 +226,7 @@ func TestClientRootsCannotWiden(t *testing.T) {
 func TestClientRootsOutsideRefuseEverything(t *testing.T) {
 	f := newRootsFixture(t, 0, "a")
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("b")), mcpfstest.FileURI(filepath.Join(f.Dir, "elsewhere")))
+	roots.set(fspath.FileURI(f.Path("b")), fspath.FileURI(filepath.Join(f.Dir, "elsewhere")))
 	c := connectWithRoots(t, f, roots)
 
 	if canRead(t, c, f.Path("a/in.txt")) {
@@ -257,13 +258,13 @@ func TestClientRootsNonFileIgnored(t *testing.T) {
 func TestClientRootsListChanged(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectWithRoots(t, f, roots)
 	if canRead(t, c, f.Path("b/other.txt")) {
 		t.Fatal("not narrowed to a")
 	}
 
-	roots.set(mcpfstest.FileURI(f.Path("b")))
+	roots.set(fspath.FileURI(f.Path("b")))
 	if err := c.RootListChanges(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +290,7 @@ func TestClientRootsClosedOnlyWhenUnused(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newRootsFixture(t, 0, ".")
 		roots := &clientRoots{}
-		roots.set(mcpfstest.FileURI(f.Path("a")))
+		roots.set(fspath.FileURI(f.Path("a")))
 		c := connectWithRoots(t, f, roots)
 		synctest.Wait()
 		if opened, closed := f.counts(); opened != 1 || closed != 0 {
@@ -304,7 +305,7 @@ func TestClientRootsClosedOnlyWhenUnused(t *testing.T) {
 		done := make(chan *mcp.CallToolResult)
 		go func() { done <- mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "a/in.txt"}) }()
 		synctest.Wait()
-		roots.set(mcpfstest.FileURI(f.Path("b")))
+		roots.set(fspath.FileURI(f.Path("b")))
 		if err := c.RootListChanges(t.Context()); err != nil {
 			t.Fatal(err)
 		}
@@ -333,7 +334,7 @@ func TestToolCallWaitsForRoots(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := newRootsFixture(t, 0, ".")
 		roots := &clientRoots{block: make(chan struct{})}
-		roots.set(mcpfstest.FileURI(f.Path("a")))
+		roots.set(fspath.FileURI(f.Path("a")))
 		c := connectWithRoots(t, f, roots)
 
 		done := make(chan *mcp.CallToolResult)
@@ -356,7 +357,7 @@ func TestToolCallRootsTimeout(t *testing.T) {
 		const timeout = 2 * time.Second
 		f := newRootsFixture(t, timeout, ".")
 		roots := &clientRoots{block: make(chan struct{})}
-		roots.set(mcpfstest.FileURI(f.Path("a")))
+		roots.set(fspath.FileURI(f.Path("a")))
 		c := connectWithRoots(t, f, roots)
 		defer close(roots.block) // the client never answers until the test ends
 
@@ -402,7 +403,7 @@ func TestStatelessClientRoots(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRootsFixture(t, 0, ".")
 			roots := &clientRoots{}
-			roots.set(mcpfstest.FileURI(f.Path("a")))
+			roots.set(fspath.FileURI(f.Path("a")))
 			c := tc.connect(t, f, roots)
 
 			if canRead(t, c, f.Path("b/other.txt")) || !canRead(t, c, f.Path("a/in.txt")) {
@@ -413,7 +414,7 @@ func TestStatelessClientRoots(t *testing.T) {
 			}
 			// The roots a call carries are the ones it uses: no
 			// list_changed needed.
-			roots.set(mcpfstest.FileURI(f.Path("b")))
+			roots.set(fspath.FileURI(f.Path("b")))
 			if !canRead(t, c, f.Path("b/other.txt")) || canRead(t, c, f.Path("a/in.txt")) {
 				t.Error("a stateless client's new roots are not used")
 			}
@@ -472,7 +473,7 @@ func TestHTTPClientRootsInToolCall(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			f := newRootsFixture(t, 0, ".")
 			roots := &clientRoots{}
-			roots.set(mcpfstest.FileURI(f.Path("a")))
+			roots.set(fspath.FileURI(f.Path("a")))
 			c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots, tc.opts...)
 
 			if canRead(t, c, f.Path("b/other.txt")) {
@@ -485,7 +486,7 @@ func TestHTTPClientRootsInToolCall(t *testing.T) {
 				t.Errorf("roots asked %d times, want 1", n)
 			}
 
-			roots.set(mcpfstest.FileURI(f.Path("b")))
+			roots.set(fspath.FileURI(f.Path("b")))
 			if err := c.RootListChanges(t.Context()); err != nil {
 				t.Fatal(err)
 			}
@@ -537,7 +538,7 @@ func TestHTTPClientRootsNoAnswer(t *testing.T) {
 	f := newRootsFixture(t, timeout, ".")
 	roots := &clientRoots{block: make(chan struct{})}
 	defer close(roots.block)
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
 
 	start := time.Now()
@@ -564,7 +565,7 @@ func TestHTTPClientRootsCallCancelled(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	block := make(chan struct{})
 	roots := &clientRoots{block: block}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
 
 	ctx, cancel := context.WithCancel(t.Context())
@@ -600,7 +601,7 @@ func TestHTTPClientRootsSessionEnds(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	roots := &clientRoots{block: make(chan struct{})}
 	defer close(roots.block)
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
 
 	done := make(chan struct{})
@@ -661,7 +662,7 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 		}
 	})
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := connectHTTPWithRoots(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION, roots)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		mu.Lock()
@@ -675,7 +676,7 @@ func TestHTTPClientRootsWithNotifications(t *testing.T) {
 		t.Error("not narrowed to the client's root")
 	}
 	phase.Store("")
-	roots.set(mcpfstest.FileURI(f.Path("b")))
+	roots.set(fspath.FileURI(f.Path("b")))
 	if err := c.RootListChanges(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
@@ -19,13 +20,13 @@ func TestStdioRoots(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	toServer, fromServer, listened := mcpfstest.ServeStdio(t, f.Srv, mcptransport.Options{})
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := client.NewClient(transport.NewIO(fromServer, toServer, nil), client.WithRootsHandler(roots))
 	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	if !canRead(t, c, f.Path("a/in.txt")) || canRead(t, c, f.Path("b/other.txt")) {
 		t.Error("not narrowed to the client's root")
 	}
-	roots.set(mcpfstest.FileURI(f.Path("b")))
+	roots.set(fspath.FileURI(f.Path("b")))
 	if err := c.RootListChanges(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestHTTPRoots(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := &clientRoots{}
-	roots.set(mcpfstest.FileURI(f.Path("a")))
+	roots.set(fspath.FileURI(f.Path("a")))
 	c := client.NewClient(tr, client.WithRootsHandler(roots))
 	defer c.Close()
 	mcptest.Initialize(t, c, mcp.LATEST_LEGACY_PROTOCOL_VERSION)

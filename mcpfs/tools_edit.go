@@ -8,8 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -702,7 +700,7 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 	case strings.HasPrefix(mime, "audio/"):
 		media = mcp.NewAudioContent(b64, mime)
 	default:
-		media = mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: mediaURI(p), MIMEType: mime, Blob: b64})
+		media = mcp.NewEmbeddedResource(mcp.BlobResourceContents{URI: fspath.FileURI(p), MIMEType: mime, Blob: b64})
 	}
 	return &mcp.CallToolResult{
 		Content: []mcp.Content{
@@ -711,9 +709,4 @@ func (b *binding) readMediaFile(ctx context.Context, req mcp.CallToolRequest) (*
 		},
 		StructuredContent: out,
 	}, nil
-}
-
-// mediaURI is the file:// URI of an absolute path.
-func mediaURI(p string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
@@ -920,8 +921,8 @@ func TestReadMediaFile(t *testing.T) {
 						default:
 							t.Fatalf("%s: resource %T, want a blob", tc.rel, m.Resource)
 						}
-						if blob.URI != "file://"+filepath.ToSlash(p) {
-							t.Errorf("%s: URI %s", tc.rel, blob.URI)
+						if got, err := fspath.Abs("", blob.URI); err != nil || got != p {
+							t.Errorf("%s: URI %s names %q, %v; want %q", tc.rel, blob.URI, got, err, p)
 						}
 						data, mime = blob.Blob, blob.MIMEType
 					default:

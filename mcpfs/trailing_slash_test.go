@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -19,7 +20,7 @@ func TestTrailingSlashOnAFile(t *testing.T) {
 	file := f.Path("file.txt")
 	c := connectChecked(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 
-	paths := []string{"file.txt/", "file.txt/.", "file.txt//", file + "/", mcpfstest.FileURI(file) + "/", mcpfstest.FileURI(file) + "%2F", "linkfile/"}
+	paths := []string{"file.txt/", "file.txt/.", "file.txt//", file + "/", fspath.FileURI(file) + "/", fspath.FileURI(file) + "%2F", "linkfile/"}
 	for _, p := range paths {
 		calls := []struct {
 			tool string
@@ -76,7 +77,7 @@ func TestTrailingSlashOnADirectory(t *testing.T) {
 	f.Symlink(t, "dir", "linkdir")
 	c := connectChecked(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 
-	for _, p := range []string{"dir/", "dir/.", mcpfstest.FileURI(f.Path("dir")) + "/"} {
+	for _, p := range []string{"dir/", "dir/.", fspath.FileURI(f.Path("dir")) + "/"} {
 		var info fileInfoOut
 		c.ok(mcpfs.GetFileInfo, map[string]any{"path": p}, &info)
 		if info.Type != "directory" || info.Path != f.Path("dir") {
@@ -155,7 +156,7 @@ func TestTrailingSlashOnADirectory(t *testing.T) {
 func TestResourceTrailingSlash(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "file.txt", "keep\n")
-	uri := mcpfstest.FileURI(f.Path("file.txt"))
+	uri := fspath.FileURI(f.Path("file.txt"))
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
 			c := mcpfstest.Connect(t, f.Srv, era.Version)

@@ -41,11 +41,11 @@ func TestPathAttacksInEveryOSSyntax(t *testing.T) {
 			`C:\w\a*`, `C:\w\a?`, `C:\w\a|b`, `C:\w\a<b>`, `C:\w\a"b`,
 			// File URIs.
 			`file:///C:/outside/x`, `file:/C:/w2/x`, `file:///D:/w/x`, `file:///C:/w/..%5C..%5Coutside`,
-			`file:///C:/w/%2e%2e/outside`, `file://srv/share/r/x`, `file:////srv/share/r2/x`, `file:///C:/w/con`,
+			`file:///C:/w/%2e%2e/outside`, `file://srv/share/r2/x`, `file://srv/share/r/../x`, `file:////srv/share/r2/x`, `file:///C:/w/con`,
 			`file:///C:/w/a.txt%3Asecret`, `file:///%5C%5C%3F%5CC:/w/x`,
 		}, map[string]string{
 			`c:\W\a.txt`: `a.txt`, `C:/w/Sub/A.TXT`: `Sub\A.TXT`, `\\SRV\Share\R\x`: `x`,
-			`file:///c:/W/a.txt`: `a.txt`, `a.txt`: `d\a.txt`, `\w\x`: `x`, `C:x`: `d\x`,
+			`file:///c:/W/a.txt`: `a.txt`, `file://SRV/share/r/x`: `x`, `a.txt`: `d\a.txt`, `\w\x`: `x`, `C:x`: `d\x`,
 		}},
 		{fspath.DarwinPaths, "/Users/me/proj/d", []string{"/users/me/proj"}, []string{
 			"/Users/me/Proj2/x", "/users/me/project/x", "/USERS/ME/PROJ/../x", "/users/me/proj/../../me/x",

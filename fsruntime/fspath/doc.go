@@ -5,9 +5,11 @@
 //
 //   - A file URI with no host or the host localhost (file:///abs,
 //     file://localhost/abs, file:/abs) stands for its percent-decoded
-//     path; one with another host, user information, a query or a
-//     fragment, or without an absolute path, is refused. In a plain path
-//     % is just a character.
+//     path; on Windows one with another host for a share on it
+//     (file://server/share/a is \\server\share\a). One with another host
+//     elsewhere, user information, a query or a fragment, or without an
+//     absolute path, is refused. In a plain path % is just a character.
+//     [FileURI] writes a path's URI.
 //   - An absolute path is cleaned; a relative one is joined to the working
 //     directory. A trailing separator is dropped with the cleaning.
 //   - The result is absolute, clean, free of NUL bytes, with no name longer

@@ -18,3 +18,4 @@ func WithinIn(f Flavor, dir, p string) (string, bool)       { return f.within(di
 func ExpandHomeIn(f Flavor, home, p string) string          { return f.expandHome(home, p) }
 func CheckIn(f Flavor, p string) error                      { return f.checkPath(p) }
 func SpellIn(f Flavor, dir, p string) (string, bool)        { return f.spell(dir, p) }
+func FileURIIn(f Flavor, p string) string                   { return f.fileURI(p) }

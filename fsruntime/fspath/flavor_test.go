@@ -42,6 +42,9 @@ func TestAbsWindowsPaths(t *testing.T) {
 		{`file:///C:/`, `C:\`},
 		{`file:///w/a.txt`, `C:\w\a.txt`},
 		{`file:///C:/w/..%5C..%5Cx`, `C:\x`},
+		{`file:///c%3A/w/a.txt`, `c:\w\a.txt`}, // as VS Code writes a drive
+		{`file://server/share/x`, `\\server\share\x`},
+		{`file://Server/share/a%20b/../c`, `\\Server\share\c`},
 		// UNC paths resolve; the roots decide.
 		{`\\server\share\x`, `\\server\share\x`},
 		{`//server/share/x/../y`, `\\server\share\y`},
@@ -129,7 +132,10 @@ func TestAbsWindowsRefuses(t *testing.T) {
 		{`a?b`, char},
 		{"a\x01b", char},
 		{"a\tb", char},
-		{`file://server/share/x`, `host "server"`},
+		{`file://server:445/share/x`, "does not name a share"},
+		{`file://[::1]/share/x`, "does not name a share"},
+		{`file://server`, "no absolute path"},
+		{`file://server/`, "needs a server and a share"},
 		{`file:///C:/w/a.txt?x`, "query"},
 		{``, "empty path"},
 		{"C:\\w\\a\x00", "NUL"},
@@ -367,6 +373,36 @@ func TestSpellTakesTheRootsSpelling(t *testing.T) {
 		got, ok := fspath.SpellIn(tc.f, tc.dir, tc.p)
 		if got != tc.want || ok != tc.wantMatch {
 			t.Errorf("spell(%q, %q) = %q, %v; want %q, %v", tc.dir, tc.p, got, ok, tc.want, tc.wantMatch)
+		}
+	}
+}
+
+// TestFileURIRoundTrips: the URI FileURI writes for a path is a file://
+// URI, percent-encoded where the path needs it, that Abs resolves back to
+// the path, in the syntax of every OS.
+func TestFileURIRoundTrips(t *testing.T) {
+	for _, tc := range []struct {
+		f       fspath.Flavor
+		p, want string
+	}{
+		{fspath.UnixPaths, `/w/a.txt`, `file:///w/a.txt`},
+		{fspath.UnixPaths, `/`, `file:///`},
+		{fspath.UnixPaths, `/w/a b%#?.txt`, `file:///w/a%20b%25%23%3F.txt`},
+		{fspath.UnixPaths, `/w/C:\x`, `file:///w/C:%5Cx`},
+		{fspath.UnixPaths, `/w/été`, `file:///w/%C3%A9t%C3%A9`},
+		{fspath.DarwinPaths, `/Users/me/a.txt`, `file:///Users/me/a.txt`},
+		{fspath.WindowsPaths, `C:\w\a.txt`, `file:///C:/w/a.txt`},
+		{fspath.WindowsPaths, `C:\`, `file:///C:/`},
+		{fspath.WindowsPaths, `d:\a b\c#1.txt`, `file:///d:/a%20b/c%231.txt`},
+		{fspath.WindowsPaths, `\\server\share\a\b.txt`, `file://server/share/a/b.txt`},
+		{fspath.WindowsPaths, `\\server\share`, `file://server/share`},
+	} {
+		got := fspath.FileURIIn(tc.f, tc.p)
+		if got != tc.want {
+			t.Errorf("FileURI(%q) in %v = %q, want %q", tc.p, tc.f, got, tc.want)
+		}
+		if back, err := fspath.AbsIn(tc.f, "", got); err != nil || back != tc.p {
+			t.Errorf("Abs(%q) in %v = %q, %v; want %q", got, tc.f, back, err, tc.p)
 		}
 	}
 }

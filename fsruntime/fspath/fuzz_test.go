@@ -130,6 +130,9 @@ func checkFlavours(t *testing.T, p string) {
 		if len(name) >= 3 && name[2] == ':' {
 			name = name[1:]
 		}
+		if u.Host != "" && !strings.EqualFold(u.Host, "localhost") {
+			name = "//" + u.Host + u.Path // a share
+		}
 	}
 	namesVolume := len(name) >= 2 && (name[1] == ':' || strings.ContainsRune(`\/`, rune(name[0])) && strings.ContainsRune(`\/`, rune(name[1])))
 	if !namesVolume && !strings.HasPrefix(got, `C:\`) {

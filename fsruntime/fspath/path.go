@@ -145,6 +145,28 @@ func IsFileURI(p string) bool {
 	return len(p) >= len(scheme) && strings.EqualFold(p[:len(scheme)], scheme)
 }
 
+// FileURI returns the file:// URI of p, an absolute, clean path in the
+// running OS's syntax, percent-encoded where a path's characters need it:
+// the URI [Abs] resolves back to p. On Windows C:\a is file:///C:/a and
+// \\server\share\a is file://server/share/a (RFC 8089).
+func FileURI(p string) string { return hostPaths.fileURI(p) }
+
+// fileURI is [FileURI] in the syntax of f.
+func (f flavor) fileURI(p string) string {
+	u := url.URL{Scheme: "file", Path: p}
+	if f == windowsPaths {
+		if v, err := parseWin(p); err == nil && v.kind == winAbsolute {
+			rest := strings.ReplaceAll(v.rest, `\`, "/")
+			if server, share, ok := strings.Cut(strings.TrimPrefix(v.volume, `\\`), `\`); ok {
+				u.Host, u.Path = server, "/"+share+rest
+			} else {
+				u.Path = "/" + v.volume + rest
+			}
+		}
+	}
+	return u.String()
+}
+
 // isFileURI reports whether [Abs] takes p for a file URI: file:// as
 // [IsFileURI], or file:/ followed by a path, RFC 8089's short form.
 func isFileURI(p string) bool {
@@ -154,23 +176,31 @@ func isFileURI(p string) bool {
 
 // fileURIPath returns the percent-decoded path of a local file URI, as
 // RFC 8089 defines one: an empty host or localhost, and an absolute path.
-// On Windows a path that starts with a drive (/C:/w) drops its first /.
+// On Windows a path that starts with a drive (/C:/w) drops its first /,
+// and another host names a share (file://server/share/a is
+// \\server\share\a).
 func (f flavor) fileURIPath(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
 		return "", fmt.Errorf("not a valid file:// URI (%w)", unwrapURLError(err))
 	}
+	local := u.Host == "" || strings.EqualFold(u.Host, "localhost")
 	switch {
 	case u.User != nil:
 		return "", errors.New("a file:// URI with user information is not a local file")
-	case u.Host != "" && !strings.EqualFold(u.Host, "localhost"):
+	case !local && f != windowsPaths:
 		return "", fmt.Errorf("a file:// URI on host %q is not a local file (use file:///path or file://localhost/path)", u.Host)
+	case !local && (u.Port() != "" || strings.ContainsAny(u.Host, "[:")):
+		return "", fmt.Errorf("a file:// URI on host %q does not name a share: write file://server/share/path", u.Host)
 	case u.RawQuery != "" || u.ForceQuery:
 		return "", errors.New("a file:// URI has no query (percent-encode a ? in a name as %3F)")
 	case strings.ContainsRune(uri, '#'):
 		return "", errors.New("a file:// URI has no fragment (percent-encode a # in a name as %23)")
 	case !strings.HasPrefix(u.Path, "/"):
 		return "", errors.New("the file:// URI has no absolute path")
+	}
+	if !local {
+		return `\\` + u.Host + u.Path, nil
 	}
 	if f == windowsPaths && len(u.Path) >= 3 && u.Path[2] == ':' && isASCIILetter(u.Path[1]) {
 		if len(u.Path) == 3 {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -325,11 +324,6 @@ func WantError(t testing.TB, res *mcp.CallToolResult, parts ...string) string {
 		}
 	}
 	return s
-}
-
-// FileURI returns the file:// URI of an absolute path.
-func FileURI(p string) string {
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 }
 
 // An HTTPReply is the status and JSON-RPC error code of an answer.

@@ -692,9 +692,11 @@ func (d *Disk) mapErr(op, path string, err error) error {
 		inner = d.outside()
 	case errors.Is(inner, syscall.ELOOP):
 		inner = fmt.Errorf("too many levels of symbolic links: %w", fs.ErrInvalid)
-	case errors.Is(inner, syscall.ENOTDIR):
+	case errors.Is(inner, syscall.ENOTDIR) && !errors.Is(inner, fs.ErrNotExist):
+		// On Windows ENOTDIR is ERROR_PATH_NOT_FOUND, which a missing
+		// parent gives as well as a file: it is said to be missing.
 		inner = fmt.Errorf("a parent is not a directory: %w", fs.ErrNotExist)
-	case errors.Is(inner, syscall.ENOENT):
+	case errors.Is(inner, syscall.ENOENT), errors.Is(inner, syscall.ENOTDIR):
 		inner = fs.ErrNotExist // "file does not exist", as io/fs says it
 	case errors.Is(inner, syscall.EACCES), errors.Is(inner, syscall.EPERM):
 		inner = fmt.Errorf("%w (the file system refused access)", fs.ErrPermission)

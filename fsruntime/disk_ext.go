@@ -688,8 +688,9 @@ func (d *Disk) Remove(ctx context.Context, path string, recursive bool) error {
 		err = r.root.Remove(rel)
 	}
 	if err != nil {
-		inner := unwrapPathError(err)
-		if errors.Is(inner, syscall.ENOTEMPTY) || errors.Is(inner, syscall.EEXIST) {
+		// A directory that is not empty: ENOTEMPTY or EEXIST in POSIX,
+		// ERROR_DIR_NOT_EMPTY on Windows; all match fs.ErrExist.
+		if errors.Is(unwrapPathError(err), fs.ErrExist) {
 			return &fs.PathError{Op: op, Path: path, Err: errNotEmpty}
 		}
 		return d.mapErr(op, path, err)

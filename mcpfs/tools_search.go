@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -36,6 +37,15 @@ func searchSkipNote(unless string) string {
 		"Symlinks found while searching are never followed."
 }
 
+// windowsPatterns tells a model on Windows how to write a pattern, where
+// \ escapes as everywhere: / between names, and a drive to start from.
+func windowsPatterns() string {
+	if filepath.Separator != '\\' {
+		return ""
+	}
+	return "On Windows too, write / between names: C:/src/**/*.go, or /src/** on the working directory's drive. "
+}
+
 func (b *binding) globTool() mcp.Tool {
 	desc := "Find files and directories by path with a glob pattern, such as **/*.go or src/**/*_test.{ts,tsx}.\n\n" +
 		"The pattern is matched against each path relative to path (absent means the working directory, " + b.sess.WorkDir + "). " +
@@ -43,6 +53,7 @@ func (b *binding) globTool() mcp.Tool {
 		"** any number of whole directories (none included), ? one character, [abc], [a-z] and [!abc] one character of a class, " +
 		"{a,b} either alternative; \\ escapes. Matching is case-sensitive. " +
 		"An absolute pattern is matched from the file system's root instead, and path is then not used. " +
+		windowsPatterns() +
 		"Only paths inside the allowed roots are searched.\n\n" +
 		"The result lists absolute paths with their type (file, directory, symlink or other), sorted by path component by component " +
 		"(a directory's entries come right after it). " +

@@ -111,9 +111,18 @@ func Glob(ctx context.Context, fsys fsruntime.WalkFS, dir, pattern string, max i
 		return GlobResult{}, &PatternError{Kind: "glob pattern", Pattern: pattern, Err: badGlobReason(pattern)}
 	}
 	// Split off the literal leading components: they name the directory
-	// to walk, which may also climb out with "..".
-	abs := strings.HasPrefix(pattern, "/")
-	p := strings.TrimRight(pattern, "/")
+	// to walk, which may also climb out with "..". An absolute pattern
+	// starts with /, or on Windows with a volume and / (C:/, //srv/share/);
+	// there /x is on dir's drive.
+	vol := filepath.VolumeName(pattern)
+	abs := strings.HasPrefix(pattern[len(vol):], "/") || len(vol) > 2 && len(vol) == len(pattern) // a share
+	if !abs {
+		vol = "" // C:x is a name, refused as one
+	}
+	p := strings.TrimRight(pattern[len(vol):], "/")
+	if abs && vol == "" {
+		vol = filepath.VolumeName(dir)
+	}
 	for strings.HasPrefix(p, "./") {
 		p = strings.TrimLeft(p[2:], "/")
 	}
@@ -127,7 +136,7 @@ func Glob(ctx context.Context, fsys fsruntime.WalkFS, dir, pattern string, max i
 	var root string
 	switch {
 	case abs:
-		root = filepath.Clean(filepath.FromSlash(base))
+		root = filepath.Clean(filepath.FromSlash(vol + base))
 	case base == ".":
 		root = dir
 	default:

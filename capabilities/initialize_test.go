@@ -16,9 +16,31 @@ type message struct {
 	Result json.RawMessage `json:"result"`
 }
 
+// testdataFiles returns the files of testdata that match pattern, a
+// filepath.Glob pattern relative to testdata written with /, as names for
+// readMessage: relative to testdata and with / as the separator, on every
+// OS.
+func testdataFiles(t testing.TB, pattern string) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", filepath.FromSlash(pattern)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := make([]string, len(files))
+	for i, file := range files {
+		rel, err := filepath.Rel("testdata", file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names[i] = filepath.ToSlash(rel)
+	}
+	return names
+}
+
+// readMessage reads the message in testdata/name, name written with /.
 func readMessage(t testing.TB, name string) message {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("testdata", filepath.FromSlash(name)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,20 +408,20 @@ func TestRawKeepsWhatThePeerSent(t *testing.T) {
 			t.Errorf("%s: Raw = %s, want %s", strings.Join(path, "."), got, want)
 		}
 	}
-	clients, _ := filepath.Glob("testdata/client/*.json")
-	for _, file := range clients {
-		t.Run(file, func(t *testing.T) {
-			params := readMessage(t, strings.TrimPrefix(file, "testdata/")).Params
+	clients := testdataFiles(t, "client/*.json")
+	for _, name := range clients {
+		t.Run("testdata/"+name, func(t *testing.T) {
+			params := readMessage(t, name).Params
 			req, _ := ParseInitializeRequest(params)
 			check(t, params, req.Client.Raw, "clientCapabilities")
 			check(t, params, req.Client.FS.Raw, "clientCapabilities", "fs")
 			check(t, params, req.ClientInfo.Raw, "clientInfo")
 		})
 	}
-	agents, _ := filepath.Glob("testdata/agent/*.json")
-	for _, file := range agents {
-		t.Run(file, func(t *testing.T) {
-			result := readMessage(t, strings.TrimPrefix(file, "testdata/")).Result
+	agents := testdataFiles(t, "agent/*.json")
+	for _, name := range agents {
+		t.Run("testdata/"+name, func(t *testing.T) {
+			result := readMessage(t, name).Result
 			resp, _ := ParseInitializeResponse(result)
 			check(t, result, resp.Agent.Raw, "agentCapabilities")
 			check(t, result, resp.Agent.MCP.Raw, "agentCapabilities", "mcpCapabilities")
@@ -460,7 +482,7 @@ func TestTypesDecodeInsideMessages(t *testing.T) {
 		ID     int               `json:"id"`
 		Params InitializeRequest `json:"params"`
 	}
-	b, err := os.ReadFile("testdata/client/zed.json")
+	b, err := os.ReadFile(filepath.Join("testdata", "client", "zed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +496,7 @@ func TestTypesDecodeInsideMessages(t *testing.T) {
 	var response struct {
 		Result InitializeResponse `json:"result"`
 	}
-	b, err = os.ReadFile("testdata/agent/codex-acp.json")
+	b, err = os.ReadFile(filepath.Join("testdata", "agent", "codex-acp.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -503,9 +525,12 @@ func TestTypesDecodeInsideMessages(t *testing.T) {
 }
 
 func FuzzParseInitialize(f *testing.F) {
-	files, _ := filepath.Glob("testdata/*/*.json")
-	for _, file := range files {
-		m := readMessage(f, strings.TrimPrefix(file, "testdata/"))
+	files := testdataFiles(f, "*/*.json")
+	if len(files) == 0 {
+		f.Fatal("no testdata")
+	}
+	for _, name := range files {
+		m := readMessage(f, name)
 		if m.Params != nil {
 			f.Add([]byte(m.Params))
 		} else {

@@ -2,8 +2,10 @@ package fspath_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/url"
+	"path"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,16 +13,19 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
-// fuzzWorkDir is the working directory FuzzAbs resolves against.
+// fuzzWorkDir is the working directory FuzzAbs resolves against in Unix
+// syntax (fuzzWinWorkDir in Windows syntax).
 const fuzzWorkDir = "/w/d"
 
-// FuzzAbs checks path resolution on any string: it never panics; a result
-// is absolute, clean, free of NUL bytes and within NAME_MAX and PATH_MAX;
-// a plain path keeps % as it is; a file URI stands for its decoded path
-// only when it is local and has no query or fragment; every error is a
-// *fs.PathError for the path as given that matches fs.ErrInvalid; and
-// AbsFile is Abs but for a path that ends in a separator. It also checks
-// the macOS and Windows syntax on the same string (checkFlavours).
+// FuzzAbs checks path resolution in Unix syntax on any string: it never
+// panics; a result is absolute, clean, free of NUL bytes and within
+// NAME_MAX and PATH_MAX; a plain path keeps % as it is; a file URI stands
+// for its decoded path only when it is local and has no query or
+// fragment; every error is a *fs.PathError for the path as given that
+// matches fs.ErrInvalid; and AbsFile is Abs but for a path that ends in a
+// separator. It also checks the macOS and Windows syntax on the same
+// string (checkFlavours), and Abs and AbsFile, which resolve in the
+// running OS's syntax (checkHost).
 func FuzzAbs(f *testing.F) {
 	for _, seed := range []string{
 		`C:\w\a.txt`, `C:/w/../../x`, `c:a.txt`, `D:a`, `\\srv\share\r\..\..\x`, `//srv/share`,
@@ -31,7 +36,8 @@ func FuzzAbs(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, p string) {
 		checkFlavours(t, p)
-		got, err := fspath.Abs(fuzzWorkDir, p)
+		checkHost(t, p)
+		got, err := fspath.AbsIn(fspath.UnixPaths, fuzzWorkDir, p)
 		if err != nil {
 			pe, ok := errors.AsType[*fs.PathError](err)
 			if !ok || pe.Path != p || pe.Op != "resolve" || !errors.Is(err, fs.ErrInvalid) {
@@ -58,9 +64,9 @@ func FuzzAbs(f *testing.F) {
 				t.Fatalf("Abs(%q) = %q, want an error", p, got)
 			}
 		case err == nil:
-			want := filepath.Join(fuzzWorkDir, name)
-			if filepath.IsAbs(name) {
-				want = filepath.Clean(name)
+			want := path.Join(fuzzWorkDir, name)
+			if path.IsAbs(name) {
+				want = path.Clean(name)
 			}
 			if got != want {
 				t.Fatalf("Abs(%q) = %q, want %q", p, got, want)
@@ -69,7 +75,7 @@ func FuzzAbs(f *testing.F) {
 			t.Fatalf("Abs(%q) = %v: a local path within the limits is refused", p, err)
 		}
 
-		file, ferr := fspath.AbsFile(fuzzWorkDir, p)
+		file, ferr := fspath.AbsFileIn(fspath.UnixPaths, fuzzWorkDir, p)
 		switch {
 		case err != nil:
 			if ferr == nil || ferr.Error() != err.Error() {
@@ -93,14 +99,47 @@ var (
 	fuzzWindowsRoots = []string{`C:\`, `C:\w`, `C:\w\d`, `\\srv\share`, `\\srv\share\r`}
 )
 
+// checkHost checks Abs and AbsFile on p: they resolve in the running OS's
+// syntax, Windows' where path/filepath has \ for a separator and Unix'
+// (which macOS shares) elsewhere, against a working directory that is
+// absolute there, which FuzzAbs and checkFlavours check in every syntax;
+// and a result is absolute and clean to path/filepath, the OS's own path
+// functions, and passes Check.
+func checkHost(t *testing.T, p string) {
+	t.Helper()
+	f := fspath.UnixPaths
+	if filepath.Separator == '\\' {
+		f = fspath.WindowsPaths
+	}
+	wd := hostAbs(fuzzWorkDir)
+	got, err := fspath.Abs(wd, p)
+	if want, werr := fspath.AbsIn(f, wd, p); got != want || fmt.Sprint(err) != fmt.Sprint(werr) {
+		t.Fatalf("Abs(%q, %q) = %q, %v; want %q, %v as in flavour %d", wd, p, got, err, want, werr, f)
+	}
+	file, ferr := fspath.AbsFile(wd, p)
+	if want, werr := fspath.AbsFileIn(f, wd, p); file != want || fmt.Sprint(ferr) != fmt.Sprint(werr) {
+		t.Fatalf("AbsFile(%q, %q) = %q, %v; want %q, %v as in flavour %d", wd, p, file, ferr, want, werr, f)
+	}
+	if err != nil {
+		return
+	}
+	if !filepath.IsAbs(got) || filepath.Clean(got) != got {
+		t.Fatalf("Abs(%q, %q) = %q: not absolute and clean to path/filepath", wd, p, got)
+	}
+	if err := fspath.Check(got); err != nil {
+		t.Fatalf("Abs(%q, %q) = %q, which Check refuses: %v", wd, p, got, err)
+	}
+}
+
 // checkFlavours resolves p in each OS's syntax and matches the result to
-// roots. Linux matches lexically (filepath.Rel); macOS and Windows exactly
-// when the root's names equal the path's first names ignoring case, the
-// rest handed on being the path's own, with no "..", ".", empty name or
-// volume: no input yields a path outside its root. On Windows a result is
-// one the FS accepts (absolute, clean, no device path, reserved name,
-// stream or trailing dot or space), on the working directory's drive
-// unless p names a volume.
+// roots. Linux matches lexically (filepath.Rel, where the running OS
+// writes Unix paths); macOS and Windows exactly when the root's names
+// equal the path's first names ignoring case, the rest handed on being
+// the path's own, with no "..", ".", empty name or volume: no input
+// yields a path outside its root. On Windows a result is one the FS
+// accepts (absolute, clean, no device path, reserved name, stream or
+// trailing dot or space), on the working directory's drive unless p
+// names a volume.
 func checkFlavours(t *testing.T, p string) {
 	t.Helper()
 	for _, f := range []fspath.Flavor{fspath.UnixPaths, fspath.DarwinPaths} {
@@ -158,7 +197,8 @@ func checkMatch(t *testing.T, f fspath.Flavor, sep, root, p string) {
 	for i := 0; want && i < len(rootNames); i++ {
 		want = same(rootNames[i], names[i])
 	}
-	if f == fspath.UnixPaths {
+	if f == fspath.UnixPaths && filepath.Separator == '/' {
+		// path/filepath is the Unix syntax's own here: a reference too.
 		r, err := filepath.Rel(root, p)
 		want = err == nil && r != ".." && !strings.HasPrefix(r, "../")
 		if want && (rel != r) {
@@ -181,10 +221,10 @@ func checkMatch(t *testing.T, f fspath.Flavor, sep, root, p string) {
 	}
 }
 
-// checkResolved fails unless got is what Abs may return.
+// checkResolved fails unless got is what Abs may return in Unix syntax.
 func checkResolved(t *testing.T, p, got string) {
 	t.Helper()
-	if !filepath.IsAbs(got) || filepath.Clean(got) != got || strings.Contains(got, "\x00") || len(got) >= 4096 {
+	if !path.IsAbs(got) || path.Clean(got) != got || strings.Contains(got, "\x00") || len(got) >= 4096 {
 		t.Fatalf("Abs(%q) = %q: not absolute, clean, NUL-free and under PATH_MAX", p, got)
 	}
 	for name := range strings.SplitSeq(got, "/") {

@@ -25,7 +25,9 @@ func TestNamesDir(t *testing.T) {
 		"dir/.hidden":         false,
 		"file.txt%2F":         false, // in a plain path % is just a character
 		"file:///x/f.txt":     false,
-		"file://host/x/":      false, // Abs refuses it
+		// The root of the share \\host\x on Windows; elsewhere Abs
+		// refuses a URI on another host.
+		"file://host/x/": hostHasShares,
 	} {
 		if got := fspath.NamesDir(p); got != want {
 			t.Errorf("NamesDir(%q) = %v, want %v", p, got, want)
@@ -49,25 +51,34 @@ func TestIsFileURI(t *testing.T) {
 }
 
 func TestAbsFileRefusesADirectorysPath(t *testing.T) {
+	wd := hostAbs("/w") // an absolute working directory on the running OS
 	for _, p := range []string{"file.txt/", "sub/file.txt//", "file.txt/.", "/w/file.txt/", "/", "file:///w/file.txt/", "file:///w/file.txt%2F"} {
-		_, err := fspath.AbsFile("/w", p)
+		_, err := fspath.AbsFile(wd, p)
 		pe, ok := errors.AsType[*fs.PathError](err)
 		if !ok || pe.Path != p || !errors.Is(err, fspath.ErrNamesDir) || !strings.Contains(err.Error(), "names a directory") {
 			t.Errorf("AbsFile(%q) = %v; want ErrNamesDir saying the path names a directory", p, err)
 		}
 		// Abs itself drops the separator, for the tools that take a
 		// directory.
-		if _, err := fspath.Abs("/w", p); err != nil {
+		if _, err := fspath.Abs(wd, p); err != nil {
 			t.Errorf("Abs(%q) = %v", p, err)
 		}
 	}
-	for p, want := range map[string]string{"file.txt": "/w/file.txt", ".": "/w", "a/./b": "/w/a/b", "file:///x/y.txt": "/x/y.txt"} {
-		if got, err := fspath.AbsFile("/w", p); err != nil || got != want {
+	// On Windows, /x is x at the root of the working directory's drive.
+	want := map[string]string{"file.txt": hostAbs("/w/file.txt"), ".": wd, "a/./b": hostAbs("/w/a/b"), "file:///x/y.txt": hostAbs("/x/y.txt")}
+	refused := []string{"", "a\x00b", "file://u@localhost/x"}
+	if hostHasShares {
+		want["file://host/x"] = `\\host\x`
+	} else {
+		refused = append(refused, "file://host/x")
+	}
+	for p, want := range want {
+		if got, err := fspath.AbsFile(wd, p); err != nil || got != want {
 			t.Errorf("AbsFile(%q) = %q, %v; want %q", p, got, err, want)
 		}
 	}
-	for _, p := range []string{"", "a\x00b", "file://host/x"} {
-		if _, err := fspath.AbsFile("/w", p); !errors.Is(err, fs.ErrInvalid) {
+	for _, p := range refused {
+		if _, err := fspath.AbsFile(wd, p); !errors.Is(err, fs.ErrInvalid) {
 			t.Errorf("AbsFile(%q) = %v; want fs.ErrInvalid as Abs", p, err)
 		}
 	}

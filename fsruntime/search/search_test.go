@@ -40,6 +40,43 @@ func realTempDir(t *testing.T) string {
 	return d
 }
 
+// hostAbs returns p, an absolute path in Unix syntax, as an absolute path
+// in the running OS's syntax: p itself where / starts an absolute path,
+// else p on drive C: (C:\nowhere for /nowhere on Windows).
+func hostAbs(p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return "C:" + filepath.FromSlash(p)
+}
+
+// symlinkUnsupported returns why os.Symlink cannot make a working symlink
+// here, or "" if it can, which it finds out by making one in a temporary
+// directory: Windows refuses without the privilege to (or developer
+// mode), and Wine 10 answers CreateSymbolicLinkW with success but makes
+// nothing (its CreateSymbolicLinkW is a stub). A link that is made but
+// does not work as one fails the test.
+func symlinkUnsupported(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "target.txt"), "target\n")
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink("target.txt", link); err != nil {
+		return fmt.Sprintf("os.Symlink cannot make a symlink here: %v", err)
+	}
+	fi, err := os.Lstat(link)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Sprintf("os.Symlink reports success but makes no symlink here (Lstat: %v), as under Wine, whose CreateSymbolicLinkW is a stub", err)
+	}
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("os.Symlink made %s, which Lstat describes as %v, %v; want a symlink", link, fi, err)
+	}
+	if b, err := os.ReadFile(link); err != nil || string(b) != "target\n" {
+		t.Fatalf("the symlink %s to target.txt reads %q, %v", link, b, err)
+	}
+	return ""
+}
+
 // writeFile writes content at path, making its directories.
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
@@ -134,7 +171,7 @@ func TestGlob(t *testing.T) {
 		"a.go", "a-b.go", "B.go", "a/b.go", "a/c.txt", "a/d/e.go", "x.txt",
 		".hidden/h.go", "node_modules/m/m.go", ".git/g.go", "build/out.go", "src/build.go",
 	} {
-		writeFile(t, dir+"/"+f, "package x\n")
+		writeFile(t, filepath.Join(dir, f), "package x\n")
 	}
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
 	tests := []struct {
@@ -180,19 +217,19 @@ func TestGlob(t *testing.T) {
 	}
 
 	// Types, and an absolute pattern, which ignores dir.
-	r, err := search.Glob(t.Context(), fsys, "/nowhere", dir+"/a/*", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var types []string
-	for _, m := range r.Matches {
-		types = append(types, m.Name+":"+string(m.Type))
-	}
-	if want := []string{"b.go:file", "c.txt:file", "d:directory"}; !slices.Equal(types, want) {
-		t.Errorf("absolute Glob = %q, want %q", types, want)
+	if r, err := search.Glob(t.Context(), fsys, hostAbs("/nowhere"), filepath.ToSlash(dir)+"/a/*", 0); err != nil {
+		t.Errorf("absolute Glob: %v", err)
+	} else {
+		var types []string
+		for _, m := range r.Matches {
+			types = append(types, m.Name+":"+string(m.Type))
+		}
+		if want := []string{"b.go:file", "c.txt:file", "d:directory"}; !slices.Equal(types, want) {
+			t.Errorf("absolute Glob = %q, want %q", types, want)
+		}
 	}
 	// A subdirectory as dir.
-	r, err = search.Glob(t.Context(), fsys, dir+"/a", "**/*.go", 0)
+	r, err := search.Glob(t.Context(), fsys, filepath.Join(dir, "a"), "**/*.go", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +237,7 @@ func TestGlob(t *testing.T) {
 		t.Errorf("Glob in a/ = %q, want %q", got, want)
 	}
 	// Inside a skipped directory, given as dir.
-	r, err = search.Glob(t.Context(), fsys, dir+"/node_modules", "**/*.go", 0)
+	r, err = search.Glob(t.Context(), fsys, filepath.Join(dir, "node_modules"), "**/*.go", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +249,7 @@ func TestGlob(t *testing.T) {
 func TestGlobCap(t *testing.T) {
 	dir := realTempDir(t)
 	for i := range 5 {
-		writeFile(t, fmt.Sprintf("%s/d/f%d.txt", dir, i), "x")
+		writeFile(t, filepath.Join(dir, "d", fmt.Sprintf("f%d.txt", i)), "x")
 	}
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
 	for _, tc := range []struct {
@@ -236,11 +273,14 @@ func TestGlobCap(t *testing.T) {
 
 func TestGlobErrors(t *testing.T) {
 	base := realTempDir(t)
-	dir := base + "/root"
-	writeFile(t, dir+"/f.txt", "x")
-	writeFile(t, base+"/outside/o.txt", "x")
-	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
-		t.Fatal(err)
+	dir := filepath.Join(base, "root")
+	writeFile(t, filepath.Join(dir, "f.txt"), "x")
+	writeFile(t, filepath.Join(base, "outside/o.txt"), "x")
+	noLinks := symlinkUnsupported(t)
+	if noLinks == "" {
+		if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
 	}
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
 	for _, tc := range []struct {
@@ -251,13 +291,12 @@ func TestGlobErrors(t *testing.T) {
 		{dir, "[", fs.ErrInvalid, `invalid glob pattern "["`},
 		{dir, "{a,b", fs.ErrInvalid, "invalid glob pattern"},
 		{dir, "", fs.ErrInvalid, "empty"},
-		{dir + "/f.txt", "*", fs.ErrInvalid, "not a directory"},
-		{dir + "/link", "*", fs.ErrInvalid, "not a directory"}, // resolved to f.txt
-		{dir + "/missing", "*", fs.ErrNotExist, ""},
-		{dir + "/missing", "sub/*", fs.ErrNotExist, ""},
-		{base + "/outside", "*", fsruntime.ErrOutsideRoots, ""},
+		{filepath.Join(dir, "f.txt"), "*", fs.ErrInvalid, "not a directory"},
+		{filepath.Join(dir, "missing"), "*", fs.ErrNotExist, ""},
+		{filepath.Join(dir, "missing"), "sub/*", fs.ErrNotExist, ""},
+		{filepath.Join(base, "outside"), "*", fsruntime.ErrOutsideRoots, ""},
 		{dir, "../outside/*", fsruntime.ErrOutsideRoots, ""},
-		{dir, base + "/outside/*", fsruntime.ErrOutsideRoots, ""},
+		{dir, filepath.ToSlash(base) + "/outside/*", fsruntime.ErrOutsideRoots, ""},
 		{dir, "/*", fsruntime.ErrOutsideRoots, ""},
 	} {
 		_, err := search.Glob(t.Context(), fsys, tc.dir, tc.pattern, 0)
@@ -265,6 +304,16 @@ func TestGlobErrors(t *testing.T) {
 			t.Errorf("Glob(%s, %q) error %v, want %v containing %q", tc.dir, tc.pattern, err, tc.want, tc.text)
 		}
 	}
+	t.Run("symlink", func(t *testing.T) {
+		if noLinks != "" {
+			t.Skip(noLinks)
+		}
+		// The link is resolved, to f.txt.
+		link := filepath.Join(dir, "link")
+		if _, err := search.Glob(t.Context(), fsys, link, "*", 0); !errors.Is(err, fs.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "not a directory") {
+			t.Errorf("Glob(%s, %q) error %v, want %v containing %q", link, "*", err, fs.ErrInvalid, "not a directory")
+		}
+	})
 	var pe *search.PatternError
 	if _, err := search.Glob(t.Context(), fsys, dir, "[", 0); !errors.As(err, &pe) || pe.Pattern != "[" {
 		t.Errorf("bad pattern error %v, want a PatternError", err)
@@ -296,13 +345,13 @@ func TestGlobPruning(t *testing.T) {
 				p = rel + "/" + n
 			}
 			if depth < 3 && rng.IntN(2) == 0 && !strings.Contains(n, ".") {
-				if err := os.MkdirAll(dir+"/"+p, 0o755); err != nil {
+				if err := os.MkdirAll(filepath.Join(dir, p), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				all = append(all, p)
 				gen(p, depth+1)
 			} else {
-				writeFile(t, dir+"/"+p, "x")
+				writeFile(t, filepath.Join(dir, p), "x")
 				all = append(all, p)
 			}
 		}
@@ -351,16 +400,16 @@ func grepLines(t *testing.T, dir string, r search.GrepResult) []string {
 
 func TestGrep(t *testing.T) {
 	dir := realTempDir(t)
-	writeFile(t, dir+"/a.go", "package a\n\nfunc Hello() {}\nfunc hello() {}\n")
-	writeFile(t, dir+"/a/b.go", "package b\r\nfunc HELLO() {}\r\n// hello again")
-	writeFile(t, dir+"/a-b.txt", "hello text\n")
-	writeFile(t, dir+"/bin.dat", "hello\x00binary\n")
-	writeFile(t, dir+"/latin1.txt", "hello caf\xe9\n")
-	writeFile(t, dir+"/big.txt", strings.Repeat("hello big\n", 200))
-	writeFile(t, dir+"/node_modules/m.js", "hello dep\n")
-	writeFile(t, dir+"/.git/config", "hello git\n")
-	writeFile(t, dir+"/long.txt", "hello "+strings.Repeat("é", 400)+"\n")
-	writeFile(t, dir+"/kelvin.txt", "\u212Aelvin\nkelvin\n")
+	writeFile(t, filepath.Join(dir, "a.go"), "package a\n\nfunc Hello() {}\nfunc hello() {}\n")
+	writeFile(t, filepath.Join(dir, "a/b.go"), "package b\r\nfunc HELLO() {}\r\n// hello again")
+	writeFile(t, filepath.Join(dir, "a-b.txt"), "hello text\n")
+	writeFile(t, filepath.Join(dir, "bin.dat"), "hello\x00binary\n")
+	writeFile(t, filepath.Join(dir, "latin1.txt"), "hello caf\xe9\n")
+	writeFile(t, filepath.Join(dir, "big.txt"), strings.Repeat("hello big\n", 200))
+	writeFile(t, filepath.Join(dir, "node_modules/m.js"), "hello dep\n")
+	writeFile(t, filepath.Join(dir, ".git/config"), "hello git\n")
+	writeFile(t, filepath.Join(dir, "long.txt"), "hello "+strings.Repeat("é", 400)+"\n")
+	writeFile(t, filepath.Join(dir, "kelvin.txt"), "\u212Aelvin\nkelvin\n")
 	fsys := searchDisk(t, fsruntime.DiskOptions{MaxFileSize: 1000}, dir)
 	long := "long.txt:1:hello " + strings.Repeat("é", 247) + search.GrepLineCut
 
@@ -422,14 +471,14 @@ func TestGrep(t *testing.T) {
 	}
 
 	// A file as root is searched alone, whatever include says.
-	r, err = search.Grep(t.Context(), fsys, dir+"/a.go", search.GrepOptions{Pattern: "func", Include: "*.txt"})
+	r, err = search.Grep(t.Context(), fsys, filepath.Join(dir, "a.go"), search.GrepOptions{Pattern: "func", Include: "*.txt"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := grepLines(t, dir, r), []string{"a.go:3:func Hello() {}", "a.go:4:func hello() {}"}; !slices.Equal(got, want) {
 		t.Errorf("Grep on a file = %q, want %q", got, want)
 	}
-	r, err = search.Grep(t.Context(), fsys, dir+"/bin.dat", search.GrepOptions{Pattern: "hello"})
+	r, err = search.Grep(t.Context(), fsys, filepath.Join(dir, "bin.dat"), search.GrepOptions{Pattern: "hello"})
 	if err != nil || len(r.Matches) != 0 || r.SkippedBinary != 1 {
 		t.Errorf("Grep on a binary file = %+v, %v; want it skipped", r, err)
 	}
@@ -440,7 +489,7 @@ func TestGrep(t *testing.T) {
 // them (an invalid byte as U+FFFD), and come back as valid UTF-8.
 func TestGrepLateInvalidUTF8(t *testing.T) {
 	dir := realTempDir(t)
-	writeFile(t, dir+"/late.txt", strings.Repeat("filler line\n", 1000)+"caf\xe9 au lait\n")
+	writeFile(t, filepath.Join(dir, "late.txt"), strings.Repeat("filler line\n", 1000)+"caf\xe9 au lait\n")
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
 	for _, pat := range []string{"caf\uFFFD", "caf. au", "au lait"} {
 		r, err := search.Grep(t.Context(), fsys, dir, search.GrepOptions{Pattern: pat})
@@ -457,8 +506,8 @@ func TestGrepCapAcrossFiles(t *testing.T) {
 	dir := realTempDir(t)
 	total := 0
 	for i := range 30 {
-		writeFile(t, fmt.Sprintf("%s/d%d/f.txt", dir, i%3), "")
-		writeFile(t, fmt.Sprintf("%s/d%d/f%02d.txt", dir, i%3, i), strings.Repeat("match\n", i%4))
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("d%d/f.txt", i%3)), "")
+		writeFile(t, filepath.Join(dir, fmt.Sprintf("d%d/f%02d.txt", i%3, i)), strings.Repeat("match\n", i%4))
 		total += i % 4
 	}
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
@@ -497,10 +546,12 @@ func TestGrepCapAcrossFiles(t *testing.T) {
 
 func TestGrepErrors(t *testing.T) {
 	base := realTempDir(t)
-	dir := base + "/root"
-	writeFile(t, dir+"/f.txt", "x\n")
-	writeFile(t, base+"/outside/o.txt", "x\n")
-	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
+	dir := filepath.Join(base, "root")
+	writeFile(t, filepath.Join(dir, "f.txt"), "x\n")
+	writeFile(t, filepath.Join(base, "outside/o.txt"), "x\n")
+	if noLinks := symlinkUnsupported(t); noLinks != "" {
+		t.Logf("no symlink in the tree: %s", noLinks)
+	} else if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
 	fsys := searchDisk(t, fsruntime.DiskOptions{}, dir)
@@ -514,8 +565,8 @@ func TestGrepErrors(t *testing.T) {
 		{dir, search.GrepOptions{Pattern: `\p{Nope}`}, fs.ErrInvalid, "invalid character class range"},
 		{dir, search.GrepOptions{Pattern: ""}, fs.ErrInvalid, "empty"},
 		{dir, search.GrepOptions{Pattern: "x", Include: "[a"}, fs.ErrInvalid, `invalid include pattern "[a"`},
-		{dir + "/missing", search.GrepOptions{Pattern: "x"}, fs.ErrNotExist, ""},
-		{base + "/outside", search.GrepOptions{Pattern: "x"}, fsruntime.ErrOutsideRoots, ""},
+		{filepath.Join(dir, "missing"), search.GrepOptions{Pattern: "x"}, fs.ErrNotExist, ""},
+		{filepath.Join(base, "outside"), search.GrepOptions{Pattern: "x"}, fsruntime.ErrOutsideRoots, ""},
 		{base, search.GrepOptions{Pattern: "x"}, fsruntime.ErrOutsideRoots, ""},
 	} {
 		_, err := search.Grep(t.Context(), fsys, tc.root, tc.opts)
@@ -555,9 +606,9 @@ type textOnly struct {
 
 func TestGrepReadsThroughFS(t *testing.T) {
 	dir := realTempDir(t)
-	writeFile(t, dir+"/a.txt", "one\ntwo\n")
-	writeFile(t, dir+"/b.bin", "two\x00")
-	writeFile(t, dir+"/c.txt", strings.Repeat("two\n", 100))
+	writeFile(t, filepath.Join(dir, "a.txt"), "one\ntwo\n")
+	writeFile(t, filepath.Join(dir, "b.bin"), "two\x00")
+	writeFile(t, filepath.Join(dir, "c.txt"), strings.Repeat("two\n", 100))
 	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)
 	fsys := textOnly{walkOnly{searchDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)}, d}
 	r, err := search.Grep(t.Context(), fsys, dir, search.GrepOptions{Pattern: "two", MaxFileSize: 1000})
@@ -593,7 +644,7 @@ func TestGrepMatchesRegexp(t *testing.T) {
 			for range rng.IntN(60) {
 				sb.WriteString(pieces[rng.IntN(len(pieces))])
 			}
-			writeFile(t, fmt.Sprintf("%s/f%02d.txt", dir, i), sb.String())
+			writeFile(t, filepath.Join(dir, fmt.Sprintf("f%02d.txt", i)), sb.String())
 			files = append(files, strings.SplitAfter(sb.String(), "\n"))
 		}
 		for _, pat := range patterns {

@@ -21,22 +21,28 @@ import (
 )
 
 // attackFixture lays out a root with a prefix sibling and an outside
-// directory next to it, and symlinks inside the root that lead out.
-func attackFixture(t *testing.T) (base, root string) {
+// directory next to it, and, where working symlinks can be made,
+// symlinks inside the root that lead out: links is nil if they were made,
+// or says why none could be (symlinkErr).
+func attackFixture(t *testing.T) (base, root string, links error) {
 	t.Helper()
 	base = realTempDir(t)
-	root = base + "/root"
-	writeFile(t, root+"/sub/ok.txt", "ok\n")
-	writeFile(t, base+"/root_backup/secret.txt", "sibling secret\n")
-	writeFile(t, base+"/outside/secret.txt", "outside secret\n")
-	links := map[string]string{
-		"link_file":    base + "/outside/secret.txt",
-		"link_dir":     base + "/outside",
+	links = symlinkErr(base)
+	root = filepath.Join(base, "root")
+	writeFile(t, filepath.Join(root, "sub/ok.txt"), "ok\n")
+	writeFile(t, filepath.Join(base, "root_backup/secret.txt"), "sibling secret\n")
+	writeFile(t, filepath.Join(base, "outside/secret.txt"), "outside secret\n")
+	if links != nil {
+		return base, root, links
+	}
+	targets := map[string]string{
+		"link_file":    filepath.Join(base, "outside/secret.txt"),
+		"link_dir":     filepath.Join(base, "outside"),
 		"link_rel":     "../outside/secret.txt",
 		"chain1":       "chain2",
 		"chain2":       "../outside",
-		"dangling_out": base + "/outside/new.txt",
-		"parent_link":  base + "/outside",
+		"dangling_out": filepath.Join(base, "outside/new.txt"),
+		"parent_link":  filepath.Join(base, "outside"),
 		"proc_root":    "/proc/self/root",
 		"dev_zero":     "/dev/zero",
 		"inner_ok":     "sub/ok.txt",
@@ -44,11 +50,20 @@ func attackFixture(t *testing.T) (base, root string) {
 		"loop_a":       "loop_b",
 		"loop_b":       "loop_a",
 	}
-	for name, target := range links {
-		if err := os.Symlink(target, root+"/"+name); err != nil {
+	for name, target := range targets {
+		if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 			t.Fatal(err)
 		}
 	}
+	return base, root, nil
+}
+
+// linkAttackFixture is attackFixture for a test of what its symlinks
+// lead to: it skips the test where they cannot be made.
+func linkAttackFixture(t *testing.T) (base, root string) {
+	t.Helper()
+	base, root, links := attackFixture(t)
+	skipWithoutSymlinks(t, links)
 	return base, root
 }
 
@@ -68,18 +83,15 @@ func snapshot(t *testing.T, dir string) map[string]string {
 
 // pathAttacks returns paths that every operation must refuse, absolute or
 // relative to the root of attackFixture (resolve them with fspath.Abs):
-// outside it lexically, through a prefix sibling or "..", through a
-// symlink on the way, or not a path at all. Those in finalLinks end in a
-// symlink that leads out, or loops: an operation that acts on a link
-// itself (Stat, Move, Remove) may act on them, and must touch only the
-// link. Where names are case-sensitive, the root written in another case
-// is another directory.
+// outside it lexically, through a prefix sibling or "..", or not a path
+// at all; linkAttacks add those through its symlinks. Where names are
+// case-sensitive, the root written in another case is another directory.
 func pathAttacks(base, root string) []string {
 	attacks := []string{
-		base + "/root_backup/secret.txt",
-		base + "/root_backup",
-		base + "/rootx",
-		base + "/outside/secret.txt",
+		filepath.Join(base, "root_backup/secret.txt"),
+		filepath.Join(base, "root_backup"),
+		filepath.Join(base, "rootx"),
+		filepath.Join(base, "outside/secret.txt"),
 		"/etc/passwd",
 		"/proc/self/root/etc/passwd",
 		"../outside/secret.txt",
@@ -90,98 +102,112 @@ func pathAttacks(base, root string) []string {
 		root + "/../outside/secret.txt",
 		root + "/sub/../../outside/secret.txt",
 		root + "//..//outside/secret.txt",
-		"link_file",
-		"link_dir/secret.txt",
-		"link_dir/new.txt",
-		"link_rel",
-		"chain1/secret.txt",
-		"dangling_out",
-		"parent_link/new.txt",
-		"parent_link/deeper/new.txt",
-		"proc_root/etc/passwd",
-		"dev_zero",
-		"loop_a",
 		"sub/\x00/ok.txt",
 		"ok.txt\x00",
-		"file://" + base + "/outside/secret.txt",
-		"file://localhost" + root + "/%2e%2e/outside/secret.txt",
-		"file://" + root + "/sub%2F..%2F..%2Froot_backup/secret.txt",
-		"file:" + base + "/outside/secret.txt",
-		"file:" + root + "/../root_backup/secret.txt",
-		"FILE:" + root + "/%2e%2e/outside/secret.txt",
+		fspath.FileURI(filepath.Join(base, "outside/secret.txt")),
+		"file://localhost" + uriPath(root) + "/%2e%2e/outside/secret.txt",
+		"file://" + uriPath(root) + "/sub%2F..%2F..%2Froot_backup/secret.txt",
+		"file:" + uriPath(filepath.Join(base, "outside/secret.txt")),
+		"file:" + uriPath(root) + "/../root_backup/secret.txt",
+		"FILE:" + uriPath(root) + "/%2e%2e/outside/secret.txt",
 	}
 	if runtime.GOOS != "darwin" && runtime.GOOS != "windows" { // names match byte for byte
-		attacks = append(attacks, strings.ToUpper(root)+"/sub/ok.txt", base+"/ROOT/sub/ok.txt", base+"/Root")
+		attacks = append(attacks, filepath.Join(strings.ToUpper(root), "sub/ok.txt"), filepath.Join(base, "ROOT/sub/ok.txt"), filepath.Join(base, "Root"))
 	}
 	return attacks
 }
 
+// linkAttacks are the paths, relative to the root of attackFixture, that
+// every operation must refuse because a symlink on the way leads out of
+// the root, or loops. Those in finalLinks end in such a symlink: an
+// operation that acts on a link itself (Stat, Move, Remove) may act on
+// them, and must touch only the link.
+var linkAttacks = []string{
+	"link_file",
+	"link_dir/secret.txt",
+	"link_dir/new.txt",
+	"link_rel",
+	"chain1/secret.txt",
+	"dangling_out",
+	"parent_link/new.txt",
+	"parent_link/deeper/new.txt",
+	"proc_root/etc/passwd",
+	"dev_zero",
+	"loop_a",
+}
+
 func TestDiskRefusesPathAttacks(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root, links := attackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	attacks := pathAttacks(base, root)
-	before := snapshot(t, base+"/outside")
-	beforeSibling := snapshot(t, base+"/root_backup")
-	tried := 0
-	for _, attack := range attacks {
-		for _, op := range []string{"read", "write"} {
-			tried++
-			abs, err := fspath.Abs(root, attack)
-			if err == nil {
-				if op == "read" {
-					var got string
-					got, err = d.ReadTextFile(t.Context(), abs, 0, 0)
-					if strings.Contains(got, "secret") {
-						t.Errorf("read %q leaked %q", attack, got)
+	before := snapshot(t, filepath.Join(base, "outside"))
+	beforeSibling := snapshot(t, filepath.Join(base, "root_backup"))
+	try := func(t *testing.T, attacks []string) {
+		t.Helper()
+		tried := 0
+		for _, attack := range attacks {
+			for _, op := range []string{"read", "write"} {
+				tried++
+				abs, err := fspath.Abs(root, attack)
+				if err == nil {
+					if op == "read" {
+						var got string
+						got, err = d.ReadTextFile(t.Context(), abs, 0, 0)
+						if strings.Contains(got, "secret") {
+							t.Errorf("read %q leaked %q", attack, got)
+						}
+					} else {
+						err = d.WriteTextFile(t.Context(), abs, "pwned\n")
 					}
-				} else {
-					err = d.WriteTextFile(t.Context(), abs, "pwned\n")
+				}
+				if err == nil {
+					t.Errorf("%s %q succeeded", op, attack)
+					continue
+				}
+				var pe *fs.PathError
+				if !errors.As(err, &pe) {
+					t.Errorf("%s %q: error %v is not a *fs.PathError", op, attack, err)
+				}
+				if !errors.Is(err, fsruntime.ErrOutsideRoots) && !errors.Is(err, fs.ErrInvalid) {
+					t.Errorf("%s %q: err = %v, want outside roots or invalid", op, attack, err)
 				}
 			}
-			if err == nil {
-				t.Errorf("%s %q succeeded", op, attack)
-				continue
-			}
-			var pe *fs.PathError
-			if !errors.As(err, &pe) {
-				t.Errorf("%s %q: error %v is not a *fs.PathError", op, attack, err)
-			}
-			if !errors.Is(err, fsruntime.ErrOutsideRoots) && !errors.Is(err, fs.ErrInvalid) {
-				t.Errorf("%s %q: err = %v, want outside roots or invalid", op, attack, err)
+		}
+		t.Logf("%d path attacks tried, all refused", tried)
+	}
+	try(t, pathAttacks(base, root))
+	t.Run("symlinks", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		try(t, linkAttacks)
+		// Links that stay inside the root work.
+		for _, ok := range []string{"inner_ok", "sub/up_ok", "sub/ok.txt"} {
+			abs, _ := fspath.Abs(root, ok)
+			if got, err := d.ReadTextFile(t.Context(), abs, 0, 0); err != nil || got != "ok\n" {
+				t.Errorf("read %s = %q, %v", ok, got, err)
 			}
 		}
-	}
-	if after := snapshot(t, base+"/outside"); !equalMaps(before, after) {
+		// A dangling link inside the root is written through to its target.
+		if err := os.Symlink("sub/created.txt", filepath.Join(root, "dangling_in")); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.WriteTextFile(t.Context(), filepath.Join(root, "dangling_in"), "made\n"); err != nil {
+			t.Fatalf("write through a dangling link inside the root: %v", err)
+		}
+		if got := readFile(t, filepath.Join(root, "sub/created.txt")); got != "made\n" {
+			t.Errorf("dangling link target = %q", got)
+		}
+	})
+	if after := snapshot(t, filepath.Join(base, "outside")); !equalMaps(before, after) {
 		t.Errorf("outside directory changed: %v -> %v", before, after)
 	}
-	if after := snapshot(t, base+"/root_backup"); !equalMaps(beforeSibling, after) {
+	if after := snapshot(t, filepath.Join(base, "root_backup")); !equalMaps(beforeSibling, after) {
 		t.Errorf("sibling directory changed: %v -> %v", beforeSibling, after)
-	}
-	t.Logf("%d path attacks tried, all refused", tried)
-
-	// Links that stay inside the root work.
-	for _, ok := range []string{"inner_ok", "sub/up_ok", "sub/ok.txt"} {
-		abs, _ := fspath.Abs(root, ok)
-		if got, err := d.ReadTextFile(t.Context(), abs, 0, 0); err != nil || got != "ok\n" {
-			t.Errorf("read %s = %q, %v", ok, got, err)
-		}
-	}
-	// A dangling link inside the root is written through to its target.
-	if err := os.Symlink("sub/created.txt", root+"/dangling_in"); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.WriteTextFile(t.Context(), root+"/dangling_in", "made\n"); err != nil {
-		t.Fatalf("write through a dangling link inside the root: %v", err)
-	}
-	if got := readFile(t, root+"/sub/created.txt"); got != "made\n" {
-		t.Errorf("dangling link target = %q", got)
 	}
 }
 
 func TestDiskOutsideErrorNamesPathAndRoots(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root, links := attackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	p := base + "/root_backup/secret.txt"
+	p := filepath.Join(base, "root_backup/secret.txt")
 	_, err := d.ReadTextFile(t.Context(), p, 0, 0)
 	want := "read " + p + ": outside the allowed roots (" + root + ")"
 	if err == nil || err.Error() != want {
@@ -191,10 +217,13 @@ func TestDiskOutsideErrorNamesPathAndRoots(t *testing.T) {
 		t.Errorf("outside roots does not match fs.ErrPermission")
 	}
 	// The same holds when a symlink is what leads out.
-	_, err = d.ReadTextFile(t.Context(), root+"/link_file", 0, 0)
-	if !errors.Is(err, fsruntime.ErrOutsideRoots) || !strings.Contains(err.Error(), root+"/link_file") {
-		t.Errorf("symlink escape: err = %v", err)
-	}
+	t.Run("symlinks", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		_, err = d.ReadTextFile(t.Context(), filepath.Join(root, "link_file"), 0, 0)
+		if !errors.Is(err, fsruntime.ErrOutsideRoots) || !strings.Contains(err.Error(), filepath.Join(root, "link_file")) {
+			t.Errorf("symlink escape: err = %v", err)
+		}
+	})
 }
 
 func equalMaps(a, b map[string]string) bool {
@@ -264,7 +293,7 @@ var extAttacks = []extAttack{
 		return err, strings.Join(seen, " ")
 	}},
 	{"move from", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
-		dst := root + "/sub/moved-here"
+		dst := filepath.Join(root, "sub/moved-here")
 		err := fsys.Move(ctx, p, dst, false)
 		if _, lerr := os.Lstat(dst); lerr == nil {
 			os.RemoveAll(dst)
@@ -273,7 +302,7 @@ var extAttacks = []extAttack{
 		return err, ""
 	}},
 	{"move to", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
-		victim := root + "/sub/victim.txt"
+		victim := filepath.Join(root, "sub/victim.txt")
 		os.WriteFile(victim, []byte("victim\n"), 0o644)
 		defer os.Remove(victim)
 		err := fsys.Move(ctx, victim, p, false)
@@ -283,7 +312,7 @@ var extAttacks = []extAttack{
 		return err, ""
 	}},
 	{"move over", true, func(ctx context.Context, fsys fullFS, root, p string) (error, string) {
-		victim := root + "/sub/victim.txt"
+		victim := filepath.Join(root, "sub/victim.txt")
 		os.WriteFile(victim, []byte("victim\n"), 0o644)
 		defer os.Remove(victim)
 		err := fsys.Move(ctx, victim, p, true)
@@ -308,13 +337,17 @@ var extAttacks = []extAttack{
 	}},
 }
 
-// runExtAttacks tries every extAttack on every attack path against fsys,
-// and checks that each is refused with an error naming the path, and that
-// nothing outside the root, nor inside it, changed.
-func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
+// extLinkAttacks are linkAttacks with a few more, for the optional
+// operations: the links that lead to a directory outside.
+var extLinkAttacks = append(slices.Clip(linkAttacks), "link_dir", "parent_link", "chain1", "proc_root")
+
+// runExtAttacks tries every extAttack on every attack path (pathAttacks,
+// or extLinkAttacks) against fsys, and checks that each is refused with an
+// error naming the path, and that nothing outside the root, nor inside it,
+// changed.
+func runExtAttacks(t *testing.T, fsys fullFS, base, root string, attacks []string) int {
 	t.Helper()
-	outside, sibling, inside := fsruntimetest.Tree(t, base+"/outside"), fsruntimetest.Tree(t, base+"/root_backup"), fsruntimetest.Tree(t, root)
-	attacks := append(pathAttacks(base, root), "link_dir", "parent_link", "chain1", "proc_root")
+	outside, sibling, inside := fsruntimetest.Tree(t, filepath.Join(base, "outside")), fsruntimetest.Tree(t, filepath.Join(base, "root_backup")), fsruntimetest.Tree(t, root)
 	tried := 0
 	for _, op := range extAttacks {
 		for _, attack := range attacks {
@@ -323,7 +356,7 @@ func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 			}
 			p, err := fspath.Abs(root, attack)
 			if err != nil {
-				p = root + "/" + attack // give the FS the NUL itself
+				p = root + string(filepath.Separator) + attack // give the FS the NUL itself
 			}
 			tried++
 			err, leaked := op.run(t.Context(), fsys, root, p)
@@ -342,10 +375,10 @@ func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 			}
 		}
 	}
-	if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
+	if after := fsruntimetest.Tree(t, filepath.Join(base, "outside")); !maps.Equal(outside, after) {
 		t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
 	}
-	if after := fsruntimetest.Tree(t, base+"/root_backup"); !maps.Equal(sibling, after) {
+	if after := fsruntimetest.Tree(t, filepath.Join(base, "root_backup")); !maps.Equal(sibling, after) {
 		t.Errorf("sibling directory changed:\n%v\n->\n%v", sibling, after)
 	}
 	if after := fsruntimetest.Tree(t, root); !maps.Equal(inside, after) {
@@ -355,14 +388,19 @@ func runExtAttacks(t *testing.T, fsys fullFS, base, root string) int {
 }
 
 func TestDiskRefusesPathAttacksExt(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root, links := attackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	tried := runExtAttacks(t, d, base, root)
+	tried := runExtAttacks(t, d, base, root, pathAttacks(base, root))
 	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+	t.Run("symlinks", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		tried := runExtAttacks(t, d, base, root, extLinkAttacks)
+		t.Logf("%d attacks through symlinks on the optional operations tried, all refused", tried)
+	})
 }
 
 func TestRouterRefusesPathAttacksExt(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root, links := attackFixture(t)
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	var client capabilities.Client
 	client.FS.ReadTextFile, client.FS.WriteTextFile = true, true
@@ -371,26 +409,31 @@ func TestRouterRefusesPathAttacksExt(t *testing.T) {
 		Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")}),
 		Client: client,
 	})
-	tried := runExtAttacks(t, r, base, root)
+	tried := runExtAttacks(t, r, base, root, pathAttacks(base, root))
+	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
+	t.Run("symlinks", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		tried := runExtAttacks(t, r, base, root, extLinkAttacks)
+		t.Logf("%d attacks through symlinks on the optional operations tried, all refused", tried)
+	})
 	if calls := ed.Requests(); len(calls) != 0 {
 		t.Errorf("the editor was sent paths outside the roots: %v", calls)
 	}
-	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
 }
 
 // TestDiskWalkNeverFollowsLinksOut walks the attack fixture's root: every
 // link is reported as one, and nothing below a link is visited.
 func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root := linkAttackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	before := fsruntimetest.Tree(t, base+"/outside")
+	before := fsruntimetest.Tree(t, filepath.Join(base, "outside"))
 	types := map[string]fsruntime.FileType{}
 	err := d.Walk(t.Context(), root, func(path string, info fsruntime.FileInfo, err error) error {
 		if err != nil {
 			t.Errorf("walk: %s: %v", path, err)
 			return nil
 		}
-		types[strings.TrimPrefix(path, root+"/")] = info.Type
+		types[slashRel(root, path)] = info.Type
 		return nil
 	})
 	if err != nil {
@@ -416,7 +459,7 @@ func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
 			t.Errorf("ReadDir: %s is a %s, want a %s", e.Name, e.Type, want[e.Name])
 		}
 	}
-	if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(before, after) {
+	if after := fsruntimetest.Tree(t, filepath.Join(base, "outside")); !maps.Equal(before, after) {
 		t.Errorf("outside directory changed: %v -> %v", before, after)
 	}
 }
@@ -426,22 +469,23 @@ func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
 // removes it, and the file or directory it points to outside stays as it
 // was and is never read.
 func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
+	needSymlinks(t, realTempDir(t))
 	for _, link := range finalLinks {
 		t.Run(link, func(t *testing.T) {
-			base, root := attackFixture(t)
+			base, root := linkAttackFixture(t)
 			d := openDisk(t, fsruntime.DiskOptions{}, root)
-			outside := fsruntimetest.Tree(t, base+"/outside")
-			target, err := os.Readlink(root + "/" + link)
+			outside := fsruntimetest.Tree(t, filepath.Join(base, "outside"))
+			target, err := os.Readlink(filepath.Join(root, link))
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := root + "/" + link
+			p := filepath.Join(root, link)
 			info, err := d.Stat(t.Context(), p)
 			if err != nil || info.Type != fsruntime.TypeSymlink || info.Size != int64(len(target)) {
 				t.Errorf("Stat = %+v, %v; want the link itself", info, err)
 			}
 			// Moved, it is the same link.
-			moved := root + "/sub/moved"
+			moved := filepath.Join(root, "sub/moved")
 			if err := d.Move(t.Context(), p, moved, false); err != nil {
 				t.Fatalf("Move: %v", err)
 			}
@@ -449,11 +493,11 @@ func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
 				t.Errorf("moved link = %q, %v; want %q", got, err, target)
 			}
 			// Replaced by a file, the link goes and its target stays.
-			writeFile(t, root+"/sub/victim.txt", "victim\n")
-			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, false); !errors.Is(err, fs.ErrExist) {
+			writeFile(t, filepath.Join(root, "sub/victim.txt"), "victim\n")
+			if err := d.Move(t.Context(), filepath.Join(root, "sub/victim.txt"), moved, false); !errors.Is(err, fs.ErrExist) {
 				t.Errorf("Move over the link without overwrite = %v, want fs.ErrExist", err)
 			}
-			if err := d.Move(t.Context(), root+"/sub/victim.txt", moved, true); err != nil {
+			if err := d.Move(t.Context(), filepath.Join(root, "sub/victim.txt"), moved, true); err != nil {
 				t.Fatalf("Move over the link: %v", err)
 			}
 			if got := readFile(t, moved); got != "victim\n" {
@@ -471,7 +515,7 @@ func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
 					t.Errorf("Remove(recursive=%t) left the link: %v", recursive, err)
 				}
 			}
-			if after := fsruntimetest.Tree(t, base+"/outside"); !maps.Equal(outside, after) {
+			if after := fsruntimetest.Tree(t, filepath.Join(base, "outside")); !maps.Equal(outside, after) {
 				t.Errorf("outside directory changed:\n%v\n->\n%v", outside, after)
 			}
 		})
@@ -482,51 +526,65 @@ func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
 // names, as the source and the destination of a move and as what a
 // removal removes.
 func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
-	base, real := attackFixture(t)
-	alias := base + "/alias"
-	if err := os.Symlink(real, alias); err != nil {
-		t.Fatal(err)
-	}
-	d := openDisk(t, fsruntime.DiskOptions{}, alias)
-	before := fsruntimetest.Tree(t, real)
-	for _, root := range []string{alias, real} {
-		for _, recursive := range []bool{false, true} {
-			if err := d.Remove(t.Context(), root, recursive); !errors.Is(err, fs.ErrPermission) || errors.Is(err, fsruntime.ErrOutsideRoots) {
-				t.Errorf("Remove(%s, recursive=%t) = %v, want fs.ErrPermission for a root", root, recursive, err)
-			}
-		}
-		for _, dst := range []string{root + "/sub/moved", base + "/moved", base + "/outside/moved"} {
-			for _, overwrite := range []bool{false, true} {
-				if err := d.Move(t.Context(), root, dst, overwrite); !errors.Is(err, fs.ErrPermission) {
-					t.Errorf("Move(%s, %s) = %v, want fs.ErrPermission", root, dst, err)
+	base, real, links := attackFixture(t)
+	// try tries each name of the root of d; with selfLinks, a link
+	// inside the root to each name too.
+	try := func(t *testing.T, d *fsruntime.Disk, names []string, selfLinks bool) {
+		t.Helper()
+		before := fsruntimetest.Tree(t, real)
+		for _, root := range names {
+			for _, recursive := range []bool{false, true} {
+				if err := d.Remove(t.Context(), root, recursive); !errors.Is(err, fs.ErrPermission) || errors.Is(err, fsruntime.ErrOutsideRoots) {
+					t.Errorf("Remove(%s, recursive=%t) = %v, want fs.ErrPermission for a root", root, recursive, err)
 				}
 			}
+			for _, dst := range []string{filepath.Join(root, "sub/moved"), filepath.Join(base, "moved"), filepath.Join(base, "outside/moved")} {
+				for _, overwrite := range []bool{false, true} {
+					if err := d.Move(t.Context(), root, dst, overwrite); !errors.Is(err, fs.ErrPermission) {
+						t.Errorf("Move(%s, %s) = %v, want fs.ErrPermission", root, dst, err)
+					}
+				}
+			}
+			if err := d.Move(t.Context(), filepath.Join(root, "sub/ok.txt"), root, true); !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("Move over the root %s = %v, want fs.ErrPermission", root, err)
+			}
+			if !selfLinks {
+				continue
+			}
+			// A link inside the root that points at it is only a link.
+			if err := os.Symlink(root, filepath.Join(real, "self")); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Remove(t.Context(), filepath.Join(root, "self"), true); err != nil {
+				t.Errorf("Remove of a link to the root: %v", err)
+			}
 		}
-		if err := d.Move(t.Context(), root+"/sub/ok.txt", root, true); !errors.Is(err, fs.ErrPermission) {
-			t.Errorf("Move over the root %s = %v, want fs.ErrPermission", root, err)
+		if after := fsruntimetest.Tree(t, real); !maps.Equal(before, after) {
+			t.Errorf("the root changed:\n%v\n->\n%v", before, after)
 		}
-		// A link inside the root that points at it is only a link.
-		if err := os.Symlink(root, real+"/self"); err != nil {
+	}
+	t.Run("by its name", func(t *testing.T) {
+		try(t, openDisk(t, fsruntime.DiskOptions{}, real), []string{real}, false)
+	})
+	t.Run("opened through a symlink", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		alias := filepath.Join(base, "alias")
+		if err := os.Symlink(real, alias); err != nil {
 			t.Fatal(err)
 		}
-		if err := d.Remove(t.Context(), root+"/self", true); err != nil {
-			t.Errorf("Remove of a link to the root: %v", err)
-		}
-	}
-	if after := fsruntimetest.Tree(t, real); !maps.Equal(before, after) {
-		t.Errorf("the root changed:\n%v\n->\n%v", before, after)
-	}
+		try(t, openDisk(t, fsruntime.DiskOptions{}, alias), []string{alias, real}, true)
+	})
 }
 
 // TestSearchNeverFollowsSymlinks runs both searches over a root whose
 // symlinks lead out of it: nothing outside may show.
 func TestSearchNeverFollowsSymlinks(t *testing.T) {
-	_, root := attackFixture(t)
+	_, root := linkAttackFixture(t)
 	fsys := openDisk(t, fsruntime.DiskOptions{}, root)
 	grepLines := func(r search.GrepResult) []string {
 		var out []string
 		for _, m := range r.Matches {
-			out = append(out, fmt.Sprintf("%s:%d:%s", strings.TrimPrefix(m.Path, root+"/"), m.Line, m.Text))
+			out = append(out, fmt.Sprintf("%s:%d:%s", slashRel(root, m.Path), m.Line, m.Text))
 		}
 		return out
 	}
@@ -535,7 +593,7 @@ func TestSearchNeverFollowsSymlinks(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range g.Matches {
-		if !strings.HasPrefix(m.Path, root+"/") {
+		if !strings.HasPrefix(m.Path, root+string(filepath.Separator)) {
 			t.Errorf("glob matched %s, outside the root", m.Path)
 		}
 		if strings.Contains(m.Path, "secret") {
@@ -569,15 +627,15 @@ func TestSearchNeverFollowsSymlinks(t *testing.T) {
 	}
 	// A symlink given as the root is resolved, within the roots.
 	for _, link := range []string{"link_file", "link_dir", "link_rel", "chain1", "parent_link", "proc_root", "dev_zero", "loop_a"} {
-		if r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "secret"}); err == nil {
+		if r, err := search.Grep(t.Context(), fsys, filepath.Join(root, link), search.GrepOptions{Pattern: "secret"}); err == nil {
 			t.Errorf("grep in %s: no error, found %q", link, grepLines(r))
 		}
-		if r, err := search.Glob(t.Context(), fsys, root+"/"+link, "**", 0); err == nil {
+		if r, err := search.Glob(t.Context(), fsys, filepath.Join(root, link), "**", 0); err == nil {
 			t.Errorf("glob in %s: no error, found %v", link, r.Matches)
 		}
 	}
 	for _, link := range []string{"inner_ok", "sub/up_ok"} {
-		r, err := search.Grep(t.Context(), fsys, root+"/"+link, search.GrepOptions{Pattern: "ok"})
+		r, err := search.Grep(t.Context(), fsys, filepath.Join(root, link), search.GrepOptions{Pattern: "ok"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -29,18 +30,21 @@ import (
 func TestDiskExtConformance(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	if err := fsruntimetest.TestFSExt(t.Context(), d, dir+"/ext"); err != nil {
+	if err := fsruntimetest.TestFSExt(t.Context(), d, filepath.Join(dir, "ext")); err != nil {
 		t.Fatal(err)
 	}
-	if err := fsruntimetest.TestSymlinks(t.Context(), d, dir+"/links", os.Symlink); err != nil {
-		t.Fatal(err)
-	}
+	t.Run("symlinks", func(t *testing.T) {
+		needSymlinks(t, dir)
+		if err := fsruntimetest.TestSymlinks(t.Context(), d, filepath.Join(dir, "links"), os.Symlink); err != nil {
+			t.Fatal(err)
+		}
+	})
 	base := realTempDir(t)
-	writeFile(t, base+"/root/keep", "")
-	writeFile(t, base+"/outside/secret.txt", "secret\n")
-	r := openDisk(t, fsruntime.DiskOptions{}, base+"/root")
-	for _, outside := range []string{base + "/root_sibling/out.txt", base + "/outside/secret.txt", base + "/outside", "/etc/passwd"} {
-		if err := fsruntimetest.TestRootsExt(t.Context(), r, base+"/root", outside); err != nil {
+	writeFile(t, filepath.Join(base, "root/keep"), "")
+	writeFile(t, filepath.Join(base, "outside/secret.txt"), "secret\n")
+	r := openDisk(t, fsruntime.DiskOptions{}, filepath.Join(base, "root"))
+	for _, outside := range []string{filepath.Join(base, "root_sibling/out.txt"), filepath.Join(base, "outside/secret.txt"), filepath.Join(base, "outside"), hostPath("/etc/passwd")} {
+		if err := fsruntimetest.TestRootsExt(t.Context(), r, filepath.Join(base, "root"), outside); err != nil {
 			t.Errorf("outside %s: %v", outside, err)
 		}
 	}
@@ -81,8 +85,8 @@ func TestRouterExtConformance(t *testing.T) {
 	}{{"editor", true, true}, {"disk", false, false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			base := realTempDir(t)
-			dir := base + "/root"
-			writeFile(t, dir+"/keep", "")
+			dir := filepath.Join(base, "root")
+			writeFile(t, filepath.Join(dir, "keep"), "")
 			ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 			d := openDisk(t, fsruntime.DiskOptions{}, dir)
 			mirrorToDisk(ed, d)
@@ -93,13 +97,16 @@ func TestRouterExtConformance(t *testing.T) {
 				Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")}),
 				Client: client,
 			})
-			if err := fsruntimetest.TestFSExt(t.Context(), r, dir+"/ext"); err != nil {
+			if err := fsruntimetest.TestFSExt(t.Context(), r, filepath.Join(dir, "ext")); err != nil {
 				t.Fatal(err)
 			}
-			if err := fsruntimetest.TestSymlinks(t.Context(), r, dir+"/links", os.Symlink); err != nil {
-				t.Fatal(err)
-			}
-			if err := fsruntimetest.TestRootsExt(t.Context(), r, dir, base+"/outside.txt"); err != nil {
+			t.Run("symlinks", func(t *testing.T) {
+				needSymlinks(t, dir)
+				if err := fsruntimetest.TestSymlinks(t.Context(), r, filepath.Join(dir, "links"), os.Symlink); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if err := fsruntimetest.TestRootsExt(t.Context(), r, dir, filepath.Join(base, "outside.txt")); err != nil {
 				t.Fatal(err)
 			}
 			hashes := 0
@@ -121,48 +128,49 @@ func TestRouterExtConformance(t *testing.T) {
 func TestDiskStat(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	writeFile(t, dir+"/f.txt", "12345")
-	if err := os.Chmod(dir+"/f.txt", 0o640); err != nil {
-		t.Fatal(err)
-	}
-	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := os.Chtimes(dir+"/f.txt", mtime, mtime); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("f.txt", dir+"/link"); err != nil {
-		t.Fatal(err)
-	}
-	mkfifo(t, dir+"/fifo")
-	for _, tc := range []struct {
-		name string
-		want fsruntime.FileInfo
-	}{
-		{"f.txt", fsruntime.FileInfo{Name: "f.txt", Path: dir + "/f.txt", Type: fsruntime.TypeFile, Size: 5, ModTime: mtime, Mode: 0o640}},
-		{"link", fsruntime.FileInfo{Name: "link", Path: dir + "/link", Type: fsruntime.TypeSymlink, Size: 5, Mode: fs.ModeSymlink | 0o777}},
-		{"fifo", fsruntime.FileInfo{Name: "fifo", Path: dir + "/fifo", Type: fsruntime.TypeOther, Mode: fs.ModeNamedPipe | 0o600}},
-	} {
-		got, err := d.Stat(t.Context(), dir+"/"+tc.name)
+	stat := func(t *testing.T, name string, want fsruntime.FileInfo) {
+		t.Helper()
+		got, err := d.Stat(t.Context(), filepath.Join(dir, name))
 		if err != nil {
-			t.Errorf("Stat(%s): %v", tc.name, err)
-			continue
+			t.Errorf("Stat(%s): %v", name, err)
+			return
 		}
-		if tc.want.ModTime.IsZero() {
-			tc.want.ModTime = got.ModTime
+		if want.ModTime.IsZero() {
+			want.ModTime = got.ModTime
 		}
-		if !got.ModTime.Equal(tc.want.ModTime) {
-			t.Errorf("Stat(%s).ModTime = %v, want %v", tc.name, got.ModTime, tc.want.ModTime)
+		if !got.ModTime.Equal(want.ModTime) {
+			t.Errorf("Stat(%s).ModTime = %v, want %v", name, got.ModTime, want.ModTime)
 		}
-		got.ModTime, tc.want.ModTime = time.Time{}, time.Time{}
-		if got != tc.want {
-			t.Errorf("Stat(%s) = %+v, want %+v", tc.name, got, tc.want)
+		got.ModTime, want.ModTime = time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("Stat(%s) = %+v, want %+v", name, got, want)
 		}
 	}
+	f := filepath.Join(dir, "f.txt")
+	writeFile(t, f, "12345")
+	perm := chmodKept(t, f, 0o640)
+	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := os.Chtimes(f, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+	stat(t, "f.txt", fsruntime.FileInfo{Name: "f.txt", Path: f, Type: fsruntime.TypeFile, Size: 5, ModTime: mtime, Mode: perm})
+	t.Run("symlink", func(t *testing.T) {
+		needSymlinks(t, dir)
+		if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
+			t.Fatal(err)
+		}
+		stat(t, "link", fsruntime.FileInfo{Name: "link", Path: filepath.Join(dir, "link"), Type: fsruntime.TypeSymlink, Size: 5, Mode: fs.ModeSymlink | 0o777})
+	})
+	t.Run("fifo", func(t *testing.T) {
+		mkfifo(t, filepath.Join(dir, "fifo"))
+		stat(t, "fifo", fsruntime.FileInfo{Name: "fifo", Path: filepath.Join(dir, "fifo"), Type: fsruntime.TypeOther, Mode: fs.ModeNamedPipe | 0o600})
+	})
 	// The root itself, by both of its names.
 	if got, err := d.Stat(t.Context(), dir); err != nil || got.Type != fsruntime.TypeDirectory || got.Name != filepath.Base(dir) {
 		t.Errorf("Stat(root) = %+v, %v", got, err)
 	}
-	_, err := d.Stat(t.Context(), dir+"/missing")
-	if want := "stat " + dir + "/missing: file does not exist"; err == nil || err.Error() != want {
+	_, err := d.Stat(t.Context(), filepath.Join(dir, "missing"))
+	if want := "stat " + filepath.Join(dir, "missing") + ": file does not exist"; err == nil || err.Error() != want {
 		t.Errorf("Stat(missing) = %v, want %q", err, want)
 	}
 }
@@ -175,7 +183,7 @@ func TestDiskReadDirCapsWithHeap(t *testing.T) {
 	names := make([]string, n)
 	for i := range names {
 		names[i] = fmt.Sprintf("e%05d", (i*7919)%n) // created out of order
-		if err := os.WriteFile(dir+"/"+names[i], nil, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, names[i]), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -205,25 +213,30 @@ func TestDiskReadDirCapsWithHeap(t *testing.T) {
 func TestDiskReadDirRefusesWhatIsNotADirectory(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	writeFile(t, dir+"/f.txt", "x")
-	mkfifo(t, dir+"/fifo")
-	for _, name := range []string{"f.txt", "fifo"} {
+	refused := func(t *testing.T, name string) {
+		t.Helper()
 		done := make(chan error, 1)
 		go func() {
-			_, _, err := d.ReadDir(context.Background(), dir+"/"+name, 0)
+			_, _, err := d.ReadDir(context.Background(), filepath.Join(dir, name), 0)
 			done <- err
 		}()
 		select {
 		case err := <-done:
-			if want := "readdir " + dir + "/" + name + ": not a directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrInvalid) {
+			if want := "readdir " + filepath.Join(dir, name) + ": not a directory"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrInvalid) {
 				t.Errorf("ReadDir(%s) = %v, want %q", name, err, want)
 			}
 		case <-time.After(5 * time.Second):
 			t.Fatalf("ReadDir(%s) hung", name)
 		}
 	}
+	writeFile(t, filepath.Join(dir, "f.txt"), "x")
+	refused(t, "f.txt")
+	t.Run("fifo", func(t *testing.T) {
+		mkfifo(t, filepath.Join(dir, "fifo"))
+		refused(t, "fifo")
+	})
 	// A parent that is a file: the path does not exist.
-	if _, _, err := d.ReadDir(t.Context(), dir+"/f.txt/sub", 0); !errors.Is(err, fs.ErrNotExist) {
+	if _, _, err := d.ReadDir(t.Context(), filepath.Join(dir, "f.txt/sub"), 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("ReadDir under a file = %v, want fs.ErrNotExist", err)
 	}
 }
@@ -231,38 +244,51 @@ func TestDiskReadDirRefusesWhatIsNotADirectory(t *testing.T) {
 func TestDiskMkdirAll(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	writeFile(t, dir+"/f.txt", "x")
-	writeFile(t, dir+"/real/keep", "")
-	if err := os.Symlink("real", dir+"/to-dir"); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink("nowhere", dir+"/dangling"); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{dir, dir + "/a/b/c", dir + "/a/b/c", dir + "/to-dir", dir + "/to-dir/new"} {
-		if err := d.MkdirAll(t.Context(), p); err != nil {
-			t.Errorf("MkdirAll(%s): %v", p, err)
+	writeFile(t, filepath.Join(dir, "f.txt"), "x")
+	writeFile(t, filepath.Join(dir, "real/keep"), "")
+	made := func(t *testing.T, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			if err := d.MkdirAll(t.Context(), p); err != nil {
+				t.Errorf("MkdirAll(%s): %v", p, err)
+			}
 		}
 	}
-	if info, err := os.Stat(dir + "/real/new"); err != nil || !info.IsDir() {
-		t.Errorf("MkdirAll through a link to a directory made nothing in its target: %v", err)
-	}
-	for _, p := range []string{dir + "/f.txt", dir + "/f.txt/sub", dir + "/dangling"} {
-		err := d.MkdirAll(t.Context(), p)
-		if want := "mkdir " + p + ": a file that is not a directory is in the way"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrExist) {
-			t.Errorf("MkdirAll(%s) = %v, want %q", p, err, want)
+	inTheWay := func(t *testing.T, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			err := d.MkdirAll(t.Context(), p)
+			if want := "mkdir " + p + ": a file that is not a directory is in the way"; err == nil || err.Error() != want || !errors.Is(err, fs.ErrExist) {
+				t.Errorf("MkdirAll(%s) = %v, want %q", p, err, want)
+			}
 		}
 	}
-	if _, err := os.Lstat(dir + "/nowhere"); !errors.Is(err, fs.ErrNotExist) {
-		t.Error("MkdirAll of a dangling link made its target")
-	}
+	made(t, dir, filepath.Join(dir, "a/b/c"), filepath.Join(dir, "a/b/c"))
+	inTheWay(t, filepath.Join(dir, "f.txt"), filepath.Join(dir, "f.txt/sub"))
+	t.Run("symlinks", func(t *testing.T) {
+		needSymlinks(t, dir)
+		if err := os.Symlink("real", filepath.Join(dir, "to-dir")); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink("nowhere", filepath.Join(dir, "dangling")); err != nil {
+			t.Fatal(err)
+		}
+		made(t, filepath.Join(dir, "to-dir"), filepath.Join(dir, "to-dir/new"))
+		if info, err := os.Stat(filepath.Join(dir, "real/new")); err != nil || !info.IsDir() {
+			t.Errorf("MkdirAll through a link to a directory made nothing in its target: %v", err)
+		}
+		inTheWay(t, filepath.Join(dir, "dangling"))
+		if _, err := os.Lstat(filepath.Join(dir, "nowhere")); !errors.Is(err, fs.ErrNotExist) {
+			t.Error("MkdirAll of a dangling link made its target")
+		}
+	})
 }
 
 func TestDiskWalkDoesNotOpenSpecialFiles(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	writeFile(t, dir+"/a.txt", "a")
-	mkfifo(t, dir+"/fifo")
+	writeFile(t, filepath.Join(dir, "a.txt"), "a")
+	mkfifo(t, filepath.Join(dir, "fifo"))
 	done := make(chan []string, 1)
 	go func() {
 		var got []string
@@ -270,7 +296,7 @@ func TestDiskWalkDoesNotOpenSpecialFiles(t *testing.T) {
 			got = append(got, fmt.Sprintf("%s:%s:%v", filepath.Base(path), info.Type, err))
 			return nil
 		})
-		d.Walk(context.Background(), dir+"/fifo", func(path string, info fsruntime.FileInfo, err error) error {
+		d.Walk(context.Background(), filepath.Join(dir, "fifo"), func(path string, info fsruntime.FileInfo, err error) error {
 			got = append(got, fmt.Sprintf("root %s:%s:%v", filepath.Base(path), info.Type, err))
 			return nil
 		})
@@ -291,14 +317,14 @@ func TestDiskWalkDoesNotOpenSpecialFiles(t *testing.T) {
 // moment the walk describes it and the moment it reads it: the walk must
 // not read through the link, whether it leads inside or out.
 func TestDiskWalkNotFooledBySwap(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root := linkAttackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	writeFile(t, root+"/w/swap/in.txt", "in")
-	writeFile(t, root+"/w/swap2/in.txt", "in")
-	writeFile(t, root+"/elsewhere/other.txt", "other")
-	swaps := map[string]string{root + "/w/swap": root + "/elsewhere", root + "/w/swap2": base + "/outside"}
+	writeFile(t, filepath.Join(root, "w/swap/in.txt"), "in")
+	writeFile(t, filepath.Join(root, "w/swap2/in.txt"), "in")
+	writeFile(t, filepath.Join(root, "elsewhere/other.txt"), "other")
+	swaps := map[string]string{filepath.Join(root, "w/swap"): filepath.Join(root, "elsewhere"), filepath.Join(root, "w/swap2"): filepath.Join(base, "outside")}
 	var got []string
-	err := d.Walk(t.Context(), root+"/w", func(path string, info fsruntime.FileInfo, err error) error {
+	err := d.Walk(t.Context(), filepath.Join(root, "w"), func(path string, info fsruntime.FileInfo, err error) error {
 		if target, ok := swaps[path]; ok && err == nil {
 			if err := os.Rename(path, path+".moved"); err != nil {
 				t.Fatal(err)
@@ -307,7 +333,7 @@ func TestDiskWalkNotFooledBySwap(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		got = append(got, strings.TrimPrefix(path, root+"/"))
+		got = append(got, slashRel(root, path))
 		if err != nil {
 			if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fsruntime.ErrOutsideRoots) {
 				t.Errorf("%s: err = %v", path, err)
@@ -327,20 +353,20 @@ func TestDiskWalkNotFooledBySwap(t *testing.T) {
 }
 
 func TestDiskWalkFollowsRootLinkOnlyInside(t *testing.T) {
-	base, root := attackFixture(t)
+	_, root := linkAttackFixture(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, root)
-	if err := os.Symlink("sub", root+"/sub_link"); err != nil {
+	if err := os.Symlink("sub", filepath.Join(root, "sub_link")); err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	err := d.Walk(t.Context(), root+"/sub_link", func(path string, info fsruntime.FileInfo, err error) error {
-		got = append(got, fmt.Sprintf("%s(%s)", strings.TrimPrefix(path, root+"/"), info.Type))
+	err := d.Walk(t.Context(), filepath.Join(root, "sub_link"), func(path string, info fsruntime.FileInfo, err error) error {
+		got = append(got, fmt.Sprintf("%s(%s)", slashRel(root, path), info.Type))
 		return err
 	})
 	if want := []string{"sub_link(directory)", "sub_link/ok.txt(file)", "sub_link/up_ok(symlink)"}; err != nil || !slices.Equal(got, want) {
 		t.Errorf("walk of a link inside = %q, %v; want %q", got, err, want)
 	}
-	for _, p := range []string{root + "/link_dir", root + "/chain1", root + "/proc_root", root + "/parent_link"} {
+	for _, p := range []string{filepath.Join(root, "link_dir"), filepath.Join(root, "chain1"), filepath.Join(root, "proc_root"), filepath.Join(root, "parent_link")} {
 		calls := 0
 		err := d.Walk(t.Context(), p, func(path string, info fsruntime.FileInfo, err error) error {
 			calls++
@@ -353,40 +379,69 @@ func TestDiskWalkFollowsRootLinkOnlyInside(t *testing.T) {
 			t.Errorf("walk of %s = %v after %d calls, want ErrOutsideRoots after 1", p, err, calls)
 		}
 	}
-	_ = base
 }
 
 func TestDiskMoveAcrossRoots(t *testing.T) {
 	a, b := realTempDir(t), realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, a, b)
-	writeFile(t, a+"/f.txt", "file\n")
-	writeFile(t, a+"/dir/x.txt", "x\n")
-	if err := os.Symlink("f.txt", a+"/link"); err != nil {
-		t.Fatal(err)
-	}
-	for _, m := range [][2]string{{a + "/f.txt", b + "/new/f.txt"}, {a + "/dir", b + "/dir"}, {a + "/link", b + "/link"}} {
-		if err := d.Move(t.Context(), m[0], m[1], false); err != nil {
-			t.Fatalf("Move(%s, %s): %v", m[0], m[1], err)
+	// Windows has no rename between two directory handles: a directory
+	// or a link moves between roots only where the OS has one.
+	renamesAcrossRoots := runtime.GOOS != "windows"
+	// move moves src to dst, and reports whether it did; where the OS
+	// cannot, it checks that the move was refused, and src kept.
+	move := func(t *testing.T, src, dst string) bool {
+		t.Helper()
+		err := d.Move(t.Context(), src, dst, false)
+		if renamesAcrossRoots || src == filepath.Join(a, "f.txt") {
+			if err != nil {
+				t.Fatalf("Move(%s, %s): %v", src, dst, err)
+			}
+			return true
 		}
+		if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), src) ||
+			!strings.Contains(err.Error(), "create the destination and move what is in it") {
+			t.Errorf("Move(%s, %s) between roots = %v, want errors.ErrUnsupported naming it and the way to move a directory", src, dst, err)
+		}
+		if _, err := os.Lstat(src); err != nil {
+			t.Errorf("refused move lost %s: %v", src, err)
+		}
+		return false
 	}
-	if got := readFile(t, b+"/new/f.txt"); got != "file\n" {
+	writeFile(t, filepath.Join(a, "f.txt"), "file\n")
+	move(t, filepath.Join(a, "f.txt"), filepath.Join(b, "new/f.txt"))
+	if got := readFile(t, filepath.Join(b, "new/f.txt")); got != "file\n" {
 		t.Errorf("moved file = %q", got)
 	}
-	if got := readFile(t, b+"/dir/x.txt"); got != "x\n" {
-		t.Errorf("moved directory holds %q", got)
-	}
-	if target, err := os.Readlink(b + "/link"); err != nil || target != "f.txt" {
-		t.Errorf("moved link = %q, %v; want the same link", target, err)
-	}
+	t.Run("directory", func(t *testing.T) {
+		writeFile(t, filepath.Join(a, "dir/x.txt"), "x\n")
+		if !move(t, filepath.Join(a, "dir"), filepath.Join(b, "dir")) {
+			return
+		}
+		if got := readFile(t, filepath.Join(b, "dir/x.txt")); got != "x\n" {
+			t.Errorf("moved directory holds %q", got)
+		}
+	})
+	t.Run("symlink", func(t *testing.T) {
+		needSymlinks(t, a)
+		if err := os.Symlink("f.txt", filepath.Join(a, "link")); err != nil {
+			t.Fatal(err)
+		}
+		if !move(t, filepath.Join(a, "link"), filepath.Join(b, "link")) {
+			return
+		}
+		if target, err := os.Readlink(filepath.Join(b, "link")); err != nil || target != "f.txt" {
+			t.Errorf("moved link = %q, %v; want the same link", target, err)
+		}
+	})
 	// Back, over an existing file only with overwrite.
-	writeFile(t, a+"/f.txt", "old\n")
-	if err := d.Move(t.Context(), b+"/new/f.txt", a+"/f.txt", false); !errors.Is(err, fs.ErrExist) {
+	writeFile(t, filepath.Join(a, "f.txt"), "old\n")
+	if err := d.Move(t.Context(), filepath.Join(b, "new/f.txt"), filepath.Join(a, "f.txt"), false); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("Move over an existing file in another root = %v, want fs.ErrExist", err)
 	}
-	if err := d.Move(t.Context(), b+"/new/f.txt", a+"/f.txt", true); err != nil {
+	if err := d.Move(t.Context(), filepath.Join(b, "new/f.txt"), filepath.Join(a, "f.txt"), true); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, a+"/f.txt"); got != "file\n" {
+	if got := readFile(t, filepath.Join(a, "f.txt")); got != "file\n" {
 		t.Errorf("overwritten file = %q", got)
 	}
 }
@@ -395,54 +450,54 @@ func TestDiskMoveAcrossFileSystems(t *testing.T) {
 	a := realTempDir(t)
 	b := ostest.OtherFileSystemDir(t, a)
 	d := openDisk(t, fsruntime.DiskOptions{}, a, b)
-	writeFile(t, a+"/f.txt", "file\n")
-	if err := os.Chmod(a+"/f.txt", 0o600); err != nil {
+	writeFile(t, filepath.Join(a, "f.txt"), "file\n")
+	if err := os.Chmod(filepath.Join(a, "f.txt"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, a+"/dir/x.txt", "x\n")
-	if err := os.Symlink("f.txt", a+"/link"); err != nil {
+	writeFile(t, filepath.Join(a, "dir/x.txt"), "x\n")
+	if err := os.Symlink("f.txt", filepath.Join(a, "link")); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, b+"/taken.txt", "taken\n")
+	writeFile(t, filepath.Join(b, "taken.txt"), "taken\n")
 
 	// A regular file is copied, then removed.
-	if err := d.Move(t.Context(), a+"/f.txt", b+"/sub/f.txt", false); err != nil {
+	if err := d.Move(t.Context(), filepath.Join(a, "f.txt"), filepath.Join(b, "sub/f.txt"), false); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, b+"/sub/f.txt"); got != "file\n" {
+	if got := readFile(t, filepath.Join(b, "sub/f.txt")); got != "file\n" {
 		t.Errorf("copied file = %q", got)
 	}
-	if info, err := os.Stat(b + "/sub/f.txt"); err != nil || info.Mode().Perm() != 0o600 {
+	if info, err := os.Stat(filepath.Join(b, "sub/f.txt")); err != nil || info.Mode().Perm() != 0o600 {
 		t.Errorf("copied file mode = %v, %v; want 0600", info, err)
 	}
-	if _, err := os.Lstat(a + "/f.txt"); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(filepath.Join(a, "f.txt")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the source remains after a move across file systems: %v", err)
 	}
 	// The rule about an existing destination holds, and nothing is left
 	// behind.
-	writeFile(t, a+"/g.txt", "g\n")
-	if err := d.Move(t.Context(), a+"/g.txt", b+"/taken.txt", false); !errors.Is(err, fs.ErrExist) {
+	writeFile(t, filepath.Join(a, "g.txt"), "g\n")
+	if err := d.Move(t.Context(), filepath.Join(a, "g.txt"), filepath.Join(b, "taken.txt"), false); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("copy over an existing file = %v, want fs.ErrExist", err)
 	}
-	if got := readFile(t, b+"/taken.txt"); got != "taken\n" {
+	if got := readFile(t, filepath.Join(b, "taken.txt")); got != "taken\n" {
 		t.Errorf("refused copy changed the destination: %q", got)
 	}
-	if got := readFile(t, a+"/g.txt"); got != "g\n" {
+	if got := readFile(t, filepath.Join(a, "g.txt")); got != "g\n" {
 		t.Errorf("refused copy changed the source: %q", got)
 	}
 	if entries, _ := os.ReadDir(b); len(entries) != 2 {
 		t.Errorf("refused copy left files behind: %v", entries)
 	}
-	if err := d.Move(t.Context(), a+"/g.txt", b+"/taken.txt", true); err != nil {
+	if err := d.Move(t.Context(), filepath.Join(a, "g.txt"), filepath.Join(b, "taken.txt"), true); err != nil {
 		t.Fatal(err)
 	}
-	if got := readFile(t, b+"/taken.txt"); got != "g\n" {
+	if got := readFile(t, filepath.Join(b, "taken.txt")); got != "g\n" {
 		t.Errorf("overwriting copy = %q", got)
 	}
 	// A directory or a link is refused, with what to do for a directory
 	// (as overlayfs refuses a directory from its lower layer).
-	for _, src := range []string{a + "/dir", a + "/link"} {
-		err := d.Move(t.Context(), src, b+"/"+filepath.Base(src), false)
+	for _, src := range []string{filepath.Join(a, "dir"), filepath.Join(a, "link")} {
+		err := d.Move(t.Context(), src, filepath.Join(b, filepath.Base(src)), false)
 		if !errors.Is(err, errors.ErrUnsupported) || !strings.Contains(err.Error(), src) {
 			t.Errorf("Move(%s) across file systems = %v, want errors.ErrUnsupported naming it", src, err)
 		}
@@ -457,40 +512,57 @@ func TestDiskMoveAcrossFileSystems(t *testing.T) {
 
 func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
 	dir := realTempDir(t)
-	writeFile(t, dir+"/a/b/inner/keep.txt", "keep")
-	writeFile(t, dir+"/other/x.txt", "x")
-	if err := os.Symlink("a", dir+"/alias"); err != nil {
-		t.Fatal(err)
+	writeFile(t, filepath.Join(dir, "a/b/inner/keep.txt"), "keep")
+	writeFile(t, filepath.Join(dir, "other/x.txt"), "x")
+	links := symlinkErr(dir)
+	if links == nil {
+		if err := os.Symlink("a", filepath.Join(dir, "alias")); err != nil {
+			t.Fatal(err)
+		}
 	}
-	d := openDisk(t, fsruntime.DiskOptions{}, dir, dir+"/a/b/inner")
-	for _, p := range []string{dir + "/a", dir + "/a/b", dir + "/a/b/inner", dir + "/alias/b", dir + "/alias/b/inner"} {
-		for _, recursive := range []bool{false, true} {
-			if err := d.Remove(t.Context(), p, recursive); !errors.Is(err, fs.ErrPermission) {
-				t.Errorf("Remove(%s, %t) = %v, want fs.ErrPermission", p, recursive, err)
+	d := openDisk(t, fsruntime.DiskOptions{}, dir, filepath.Join(dir, "a/b/inner"))
+	guarded := func(t *testing.T, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			for _, recursive := range []bool{false, true} {
+				if err := d.Remove(t.Context(), p, recursive); !errors.Is(err, fs.ErrPermission) {
+					t.Errorf("Remove(%s, %t) = %v, want fs.ErrPermission", p, recursive, err)
+				}
+			}
+			if err := d.Move(t.Context(), p, filepath.Join(dir, "moved"), false); !errors.Is(err, fs.ErrPermission) {
+				t.Errorf("Move(%s) = %v, want fs.ErrPermission", p, err)
 			}
 		}
-		if err := d.Move(t.Context(), p, dir+"/moved", false); !errors.Is(err, fs.ErrPermission) {
-			t.Errorf("Move(%s) = %v, want fs.ErrPermission", p, err)
-		}
 	}
+	guarded(t, filepath.Join(dir, "a"), filepath.Join(dir, "a/b"), filepath.Join(dir, "a/b/inner"))
+	t.Run("through a symlink", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		guarded(t, filepath.Join(dir, "alias/b"), filepath.Join(dir, "alias/b/inner"))
+	})
 	// An empty directory cannot be moved over the nested root either.
-	if err := os.Remove(dir + "/a/b/inner/keep.txt"); err != nil {
+	if err := os.Remove(filepath.Join(dir, "a/b/inner/keep.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(dir+"/empty", 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.Move(t.Context(), dir+"/empty", dir+"/alias/b/inner", true); !errors.Is(err, fs.ErrPermission) {
-		t.Errorf("Move over a nested root through an alias = %v, want fs.ErrPermission", err)
+	if err := d.Move(t.Context(), filepath.Join(dir, "empty"), filepath.Join(dir, "a/b/inner"), true); !errors.Is(err, fs.ErrPermission) {
+		t.Errorf("Move over a nested root = %v, want fs.ErrPermission", err)
 	}
-	if _, err := os.Stat(dir + "/a/b/inner"); err != nil {
+	t.Run("over it through a symlink", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		if err := d.Move(t.Context(), filepath.Join(dir, "empty"), filepath.Join(dir, "alias/b/inner"), true); !errors.Is(err, fs.ErrPermission) {
+			t.Errorf("Move over a nested root through an alias = %v, want fs.ErrPermission", err)
+		}
+	})
+	if _, err := os.Stat(filepath.Join(dir, "a/b/inner")); err != nil {
 		t.Errorf("the nested root is gone: %v", err)
 	}
 	// Elsewhere, moves and removals work.
-	if err := d.Move(t.Context(), dir+"/other", dir+"/a/other", false); err != nil {
+	if err := d.Move(t.Context(), filepath.Join(dir, "other"), filepath.Join(dir, "a/other"), false); err != nil {
 		t.Error(err)
 	}
-	if err := d.Remove(t.Context(), dir+"/a/other", true); err != nil {
+	if err := d.Remove(t.Context(), filepath.Join(dir, "a/other"), true); err != nil {
 		t.Error(err)
 	}
 }
@@ -498,16 +570,16 @@ func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
 func TestDiskRemoveMessages(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
-	writeFile(t, dir+"/d/f.txt", "x")
+	writeFile(t, filepath.Join(dir, "d/f.txt"), "x")
 	for _, tc := range []struct {
 		path      string
 		recursive bool
 		want      string
 		is        error
 	}{
-		{dir + "/d", false, "remove " + dir + "/d: the directory is not empty (set recursive to remove it with its contents)", fs.ErrExist},
+		{filepath.Join(dir, "d"), false, "remove " + filepath.Join(dir, "d") + ": the directory is not empty (set recursive to remove it with its contents)", fs.ErrExist},
 		{dir, true, "remove " + dir + ": it is one of the session's roots, which cannot be moved, replaced or removed", fs.ErrPermission},
-		{dir + "/missing", true, "remove " + dir + "/missing: file does not exist", fs.ErrNotExist},
+		{filepath.Join(dir, "missing"), true, "remove " + filepath.Join(dir, "missing") + ": file does not exist", fs.ErrNotExist},
 	} {
 		err := d.Remove(t.Context(), tc.path, tc.recursive)
 		if err == nil || err.Error() != tc.want || !errors.Is(err, tc.is) {
@@ -520,65 +592,67 @@ func TestDiskReadFile(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 100}, dir)
 	bin := []byte{0xff, 0xfe, 0, 1, 2, '\n', 0x80}
-	if err := os.WriteFile(dir+"/bin", bin, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "bin"), bin, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, dir+"/big", strings.Repeat("x", 101))
-	if got, err := d.ReadFile(t.Context(), dir+"/bin", 0); err != nil || !bytes.Equal(got, bin) {
+	writeFile(t, filepath.Join(dir, "big"), strings.Repeat("x", 101))
+	if got, err := d.ReadFile(t.Context(), filepath.Join(dir, "bin"), 0); err != nil || !bytes.Equal(got, bin) {
 		t.Errorf("ReadFile(bin) = %q, %v", got, err)
 	}
 	// max <= 0 is the Disk's limit; a larger max is the caller's to give.
-	_, err := d.ReadFile(t.Context(), dir+"/big", 0)
+	_, err := d.ReadFile(t.Context(), filepath.Join(dir, "big"), 0)
 	if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); !ok || tl.Limit != 100 || tl.Size != 101 || tl.Read {
 		t.Errorf("ReadFile(big, 0) = %#v, want a TooLargeError of 101 over 100", err)
 	}
 	for _, max := range []int64{101, math.MaxInt64} {
-		if got, err := d.ReadFile(t.Context(), dir+"/big", max); err != nil || len(got) != 101 {
+		if got, err := d.ReadFile(t.Context(), filepath.Join(dir, "big"), max); err != nil || len(got) != 101 {
 			t.Errorf("ReadFile(big, %d) = %d bytes, %v", max, len(got), err)
 		}
 	}
-	mkfifo(t, dir+"/fifo")
-	done := make(chan error, 1)
-	go func() { _, err := d.ReadFile(context.Background(), dir+"/fifo", 0); done <- err }()
-	select {
-	case err := <-done:
-		if !errors.Is(err, fsruntime.ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
-			t.Errorf("ReadFile(fifo) = %v, want ErrNotRegular naming a named pipe", err)
+	t.Run("fifo", func(t *testing.T) {
+		mkfifo(t, filepath.Join(dir, "fifo"))
+		done := make(chan error, 1)
+		go func() { _, err := d.ReadFile(context.Background(), filepath.Join(dir, "fifo"), 0); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, fsruntime.ErrNotRegular) || !strings.Contains(err.Error(), "named pipe") {
+				t.Errorf("ReadFile(fifo) = %v, want ErrNotRegular naming a named pipe", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("ReadFile of a FIFO hung")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("ReadFile of a FIFO hung")
-	}
+	})
 }
 
 func TestDiskHashTextFile(t *testing.T) {
 	dir := realTempDir(t)
 	d := openDisk(t, fsruntime.DiskOptions{MaxFileSize: 4096}, dir)
 	big := strings.Repeat("línea de texto ✓\n", 1000) // over the limit
-	writeFile(t, dir+"/big.txt", big)
-	if _, err := d.ReadTextFile(t.Context(), dir+"/big.txt", 0, 0); !errors.Is(err, fsruntime.ErrTooLarge) {
+	writeFile(t, filepath.Join(dir, "big.txt"), big)
+	if _, err := d.ReadTextFile(t.Context(), filepath.Join(dir, "big.txt"), 0, 0); !errors.Is(err, fsruntime.ErrTooLarge) {
 		t.Fatalf("whole read of big.txt = %v, want ErrTooLarge", err)
 	}
-	if got, err := d.HashTextFile(t.Context(), dir+"/big.txt"); err != nil || got != fsruntime.HashText(big) {
+	if got, err := d.HashTextFile(t.Context(), filepath.Join(dir, "big.txt")); err != nil || got != fsruntime.HashText(big) {
 		t.Errorf("HashTextFile over the size limit = %q, %v; want the hash of the whole file", got, err)
 	}
 	// Binary by the read's rule: a late NUL is text, late invalid UTF-8
 	// is not.
 	lateNUL := strings.Repeat("x", 9000) + "\x00\n"
 	lateBad := strings.Repeat("x", 9000) + "\xff\n"
-	writeFile(t, dir+"/late-nul.txt", lateNUL)
-	writeFile(t, dir+"/late-bad.txt", lateBad)
-	writeFile(t, dir+"/early-nul.txt", "a\x00b")
-	if got, err := d.HashTextFile(t.Context(), dir+"/late-nul.txt"); err != nil || got != fsruntime.HashText(lateNUL) {
+	writeFile(t, filepath.Join(dir, "late-nul.txt"), lateNUL)
+	writeFile(t, filepath.Join(dir, "late-bad.txt"), lateBad)
+	writeFile(t, filepath.Join(dir, "early-nul.txt"), "a\x00b")
+	if got, err := d.HashTextFile(t.Context(), filepath.Join(dir, "late-nul.txt")); err != nil || got != fsruntime.HashText(lateNUL) {
 		t.Errorf("HashTextFile(late-nul) = %q, %v", got, err)
 	}
 	for _, name := range []string{"late-bad.txt", "early-nul.txt"} {
-		if _, err := d.HashTextFile(t.Context(), dir+"/"+name); !errors.Is(err, fsruntime.ErrBinary) {
+		if _, err := d.HashTextFile(t.Context(), filepath.Join(dir, name)); !errors.Is(err, fsruntime.ErrBinary) {
 			t.Errorf("HashTextFile(%s) = %v, want ErrBinary", name, err)
 		}
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := d.HashTextFile(ctx, dir+"/big.txt"); !errors.Is(err, context.Canceled) {
+	if _, err := d.HashTextFile(ctx, filepath.Join(dir, "big.txt")); !errors.Is(err, context.Canceled) {
 		t.Errorf("HashTextFile with a cancelled context = %v", err)
 	}
 }
@@ -642,7 +716,7 @@ func TestHashTextLargeRandom(t *testing.T) {
 
 func TestRouterHashFollowsReadRoute(t *testing.T) {
 	f := newRouterFixture(t)
-	p := f.dir + "/main.go"
+	p := filepath.Join(f.dir, "main.go")
 	disk, buffer := fsruntime.HashText("package main // on disk\n"), fsruntime.HashText("package main // unsaved buffer\n")
 	for _, tc := range []struct {
 		name        string
@@ -684,31 +758,31 @@ func TestRouterExtOperationsGoToDisk(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, true, true, capabilities.PolicyAuto)
 	ctx := t.Context()
-	writeFile(t, f.dir+"/d/x.txt", "x\n")
-	if info, err := r.Stat(ctx, f.dir+"/main.go"); err != nil || info.Size != int64(len("package main // on disk\n")) {
+	writeFile(t, filepath.Join(f.dir, "d/x.txt"), "x\n")
+	if info, err := r.Stat(ctx, filepath.Join(f.dir, "main.go")); err != nil || info.Size != int64(len("package main // on disk\n")) {
 		t.Errorf("Stat = %+v, %v; want the disk's size", info, err)
 	}
 	if entries, _, err := r.ReadDir(ctx, f.dir, 0); err != nil || len(entries) != 2 {
 		t.Errorf("ReadDir = %v, %v", entries, err)
 	}
-	if b, err := r.ReadFile(ctx, f.dir+"/main.go", 0); err != nil || string(b) != "package main // on disk\n" {
+	if b, err := r.ReadFile(ctx, filepath.Join(f.dir, "main.go"), 0); err != nil || string(b) != "package main // on disk\n" {
 		t.Errorf("ReadFile = %q, %v; want the disk's bytes", b, err)
 	}
 	walked := 0
 	if err := r.Walk(ctx, f.dir, func(string, fsruntime.FileInfo, error) error { walked++; return nil }); err != nil || walked != 4 {
 		t.Errorf("Walk visited %d, %v", walked, err)
 	}
-	if err := r.MkdirAll(ctx, f.dir+"/e/f"); err != nil {
+	if err := r.MkdirAll(ctx, filepath.Join(f.dir, "e/f")); err != nil {
 		t.Error(err)
 	}
-	if err := r.Move(ctx, f.dir+"/d/x.txt", f.dir+"/e/f/x.txt", false); err != nil {
+	if err := r.Move(ctx, filepath.Join(f.dir, "d/x.txt"), filepath.Join(f.dir, "e/f/x.txt"), false); err != nil {
 		t.Error(err)
 	}
-	if err := r.Remove(ctx, f.dir+"/e", true); err != nil {
+	if err := r.Remove(ctx, filepath.Join(f.dir, "e"), true); err != nil {
 		t.Error(err)
 	}
-	if _, err := os.Stat(f.dir + "/e"); !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("Remove through the router left %s: %v", f.dir+"/e", err)
+	if _, err := os.Stat(filepath.Join(f.dir, "e")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Remove through the router left %s: %v", filepath.Join(f.dir, "e"), err)
 	}
 	if calls := f.ed.Requests(); len(calls) != 0 {
 		t.Errorf("the editor was sent %v", calls)
@@ -720,7 +794,7 @@ func TestRouterExtOperationsGoToDisk(t *testing.T) {
 func BenchmarkReadDirCapped(b *testing.B) {
 	dir := b.TempDir()
 	for i := range 100_000 {
-		f, err := os.Create(fmt.Sprintf("%s/f%06d", dir, (i*7919)%100_000))
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf("f%06d", (i*7919)%100_000)))
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -46,30 +46,31 @@ func TestEditorConformance(t *testing.T) {
 	t.Parallel()
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("sess_1")})
-	if err := fsruntimetest.TestFS(t.Context(), e, "/project"); err != nil {
+	if err := fsruntimetest.TestFS(t.Context(), e, hostPath("/project")); err != nil {
 		t.Fatal(err)
 	}
 	if err := fsruntimetest.TestLimits(t.Context(), fsruntime.NewEditor(dialFakeEditor(t, ed),
-		fsruntime.EditorOptions{SessionID: fixedSession("sess_1"), MaxFileSize: 4096}), "/limits", 4096); err != nil {
+		fsruntime.EditorOptions{SessionID: fixedSession("sess_1"), MaxFileSize: 4096}), hostPath("/limits"), 4096); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestEditorSendsSessionAndRange(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	ed.Buffers.WriteTextFile(t.Context(), "/p/a.txt", "one\ntwo\nthree\n")
+	p := hostPath("/p/a.txt")
+	ed.Buffers.WriteTextFile(t.Context(), p, "one\ntwo\nthree\n")
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("sess_42")})
-	got, err := e.ReadTextFile(t.Context(), "/p/a.txt", 2, 1)
+	got, err := e.ReadTextFile(t.Context(), p, 2, 1)
 	if err != nil || got != "two\n" {
 		t.Fatalf("read = %q, %v", got, err)
 	}
-	if _, err := e.ReadTextFile(t.Context(), "/p/a.txt", 0, 0); err != nil {
+	if _, err := e.ReadTextFile(t.Context(), p, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	calls := ed.Requests()
 	want := []map[string]any{
-		{"sessionId": "sess_42", "path": "/p/a.txt", "line": float64(2), "limit": float64(1)},
-		{"sessionId": "sess_42", "path": "/p/a.txt"}, // no line or limit when absent
+		{"sessionId": "sess_42", "path": p, "line": float64(2), "limit": float64(1)},
+		{"sessionId": "sess_42", "path": p}, // no line or limit when absent
 	}
 	for i, w := range want {
 		if fmt.Sprint(calls[i].Params) != fmt.Sprint(w) {
@@ -94,6 +95,7 @@ func TestEditorMapsErrors(t *testing.T) {
 		{-32603, "Internal error", "Binary files are not supported", nil},
 		{1234, "custom", nil, nil},
 	}
+	p := hostPath("/p/x")
 	for _, tt := range tests {
 		ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS(), Fail: func(string, json.RawMessage) *jsonrpc2.Error {
 			e := &jsonrpc2.Error{Code: tt.code, Message: tt.message}
@@ -103,7 +105,7 @@ func TestEditorMapsErrors(t *testing.T) {
 			return e
 		}}
 		e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")})
-		_, err := e.ReadTextFile(t.Context(), "/p/x", 9, 1)
+		_, err := e.ReadTextFile(t.Context(), p, 9, 1)
 		var pe *fsruntime.PeerError
 		if !errors.As(err, &pe) || pe.Code != tt.code {
 			t.Errorf("code %d: err = %v, want a PeerError with the code", tt.code, err)
@@ -113,7 +115,7 @@ func TestEditorMapsErrors(t *testing.T) {
 			t.Errorf("code %d: err = %v, want it to match %v", tt.code, err, tt.want)
 		}
 		var path *fs.PathError
-		if !errors.As(err, &path) || path.Path != "/p/x" {
+		if !errors.As(err, &path) || path.Path != p {
 			t.Errorf("code %d: err = %v does not name the path", tt.code, err)
 		}
 		if s, ok := tt.data.(string); ok && !strings.Contains(err.Error(), s) {
@@ -130,14 +132,15 @@ func TestEditorAcceptsEmptyObjectWriteResult(t *testing.T) {
 	us := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(b), jsonrpc2.AsyncHandler(refuseRequests{}))
 	t.Cleanup(func() { us.Close(); ed.Close() })
 	e := fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s")})
-	if err := e.WriteTextFile(t.Context(), "/p/x", "y"); err != nil {
+	if err := e.WriteTextFile(t.Context(), hostPath("/p/x"), "y"); err != nil {
 		t.Fatalf("write with {} result: %v", err)
 	}
 }
 
 func TestEditorWaitsForSessionID(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	ed.Buffers.WriteTextFile(t.Context(), "/p/a", "x")
+	p := hostPath("/p/a")
+	ed.Buffers.WriteTextFile(t.Context(), p, "x")
 	bound := make(chan string, 1)
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: func(ctx context.Context) (string, error) {
 		select {
@@ -149,11 +152,11 @@ func TestEditorWaitsForSessionID(t *testing.T) {
 	}})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	if _, err := e.ReadTextFile(ctx, "/p/a", 0, 0); !errors.Is(err, context.Canceled) {
+	if _, err := e.ReadTextFile(ctx, p, 0, 0); !errors.Is(err, context.Canceled) {
 		t.Errorf("unbound and cancelled: err = %v", err)
 	}
 	bound <- "late"
-	if _, err := e.ReadTextFile(t.Context(), "/p/a", 0, 0); err != nil {
+	if _, err := e.ReadTextFile(t.Context(), p, 0, 0); err != nil {
 		t.Fatal(err)
 	}
 	if c := ed.Requests(); len(c) != 1 || c[0].Params["sessionId"] != "late" {

@@ -41,24 +41,25 @@ func TestEditorTimeout(t *testing.T) {
 		const timeout = 200 * time.Millisecond
 		e := fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s"), Timeout: timeout})
 
-		_, err := e.ReadTextFile(t.Context(), "/p/never.txt", 0, 0)
+		p := hostPath("/p/never.txt")
+		_, err := e.ReadTextFile(t.Context(), p, 0, 0)
 		var te *fsruntime.EditorTimeoutError
 		if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {
 			t.Fatalf("a read never answered: %v (%T), want an EditorTimeoutError", err, err)
 		}
-		for _, part := range []string{"read /p/never.txt", "fs/read_text_file", timeout.String()} {
+		for _, part := range []string{"read " + p, "fs/read_text_file", timeout.String()} {
 			if !strings.Contains(err.Error(), part) {
 				t.Errorf("error %q does not name %q", err, part)
 			}
 		}
-		if err := e.WriteTextFile(t.Context(), "/p/never.txt", "x"); !errors.As(err, &te) || te.Method != fsruntime.MethodWriteTextFile {
+		if err := e.WriteTextFile(t.Context(), p, "x"); !errors.As(err, &te) || te.Method != fsruntime.MethodWriteTextFile {
 			t.Errorf("a write never answered: %v", err)
 		}
 
 		// The caller's own cancellation is not a timeout.
 		cctx, cancel := context.WithCancel(t.Context())
 		go func() { <-ed.got; <-ed.got; <-ed.got; cancel() }()
-		if _, err := e.ReadTextFile(cctx, "/p/never.txt", 0, 0); !errors.Is(err, context.Canceled) || errors.As(err, &te) {
+		if _, err := e.ReadTextFile(cctx, p, 0, 0); !errors.Is(err, context.Canceled) || errors.As(err, &te) {
 			t.Errorf("a read its caller cancelled: %v, want context.Canceled", err)
 		}
 	})

@@ -18,8 +18,10 @@ func TestRenameInCaseOnly(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("x"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Link(filepath.Join(dir, "a.txt"), filepath.Join(dir, "A.txt")); err != nil {
-		t.Skip("no hard links here:", err)
+	if _, err := os.Lstat(filepath.Join(dir, "A.txt")); err != nil { // names are case-sensitive here
+		if err := os.Link(filepath.Join(dir, "a.txt"), filepath.Join(dir, "A.txt")); err != nil {
+			t.Skip("no hard links here:", err)
+		}
 	}
 	if _, err := os.Lstat(filepath.Join(dir, "b.txt")); err == nil {
 		t.Skip("this file system ignores case")

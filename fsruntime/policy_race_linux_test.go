@@ -22,7 +22,7 @@ import (
 // exists). Every operation either works inside the root or is refused;
 // nothing outside is ever read, created or changed.
 func TestParentSwappedDuringWrites(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root := linkAttackFixture(t)
 	outsideDir := base + "/outside"
 	writeFile(t, root+"/dir/keep.txt", "inside\n")
 	if err := os.Symlink(outsideDir, root+"/alt"); err != nil {

@@ -19,7 +19,7 @@ import (
 // the hang guard, whether they are reached through a root, through a
 // symlink in one, or by their own path.
 func TestSpecialFilesNeverBlock(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root := linkAttackFixture(t)
 	mkfifo(t, root+"/fifo")
 	ln, err := net.Listen("unix", root+"/sock")
 	if err != nil {

@@ -114,10 +114,10 @@ func TestPortableWriteWindowsRules(t *testing.T) {
 // the write path counts the names on the file opened in its directory.
 func TestPortableLinksByHandle(t *testing.T) {
 	dir := t.TempDir()
-	if err := os.WriteFile(dir+"/a.txt", nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Link(dir+"/a.txt", dir+"/b.txt"); err != nil {
+	if err := os.Link(filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	p := openTestParent(t, dir)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,11 +152,11 @@ func (statNoLinks) Sys() any { return nil }
 func TestLinkCountFromOpenFile(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"one.txt", "two.txt"} {
-		if err := os.WriteFile(dir+"/"+name, []byte("x"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := os.Link(dir+"/two.txt", dir+"/two-b.txt"); err != nil {
+	if err := os.Link(filepath.Join(dir, "two.txt"), filepath.Join(dir, "two-b.txt")); err != nil {
 		t.Fatal(err)
 	}
 	root, err := os.OpenRoot(dir)
@@ -185,7 +186,7 @@ func TestLinkCountFromOpenFile(t *testing.T) {
 		}
 	}
 	allowed := &Disk{hardLinks: true}
-	if err := allowed.contentAt(root, "missing.txt", statNoLinks{mustStat(t, dir+"/two.txt")}); err != nil {
+	if err := allowed.contentAt(root, "missing.txt", statNoLinks{mustStat(t, filepath.Join(dir, "two.txt"))}); err != nil {
 		t.Errorf("hard links allowed: %v; nothing should be opened", err)
 	}
 }

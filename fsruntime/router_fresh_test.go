@@ -51,7 +51,7 @@ type staleFixture struct {
 func newStaleFixture(t *testing.T, disk, buffer string, reloadAfter int32) *staleFixture {
 	t.Helper()
 	f := &staleFixture{dir: realTempDir(t), ed: &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}}
-	f.path = f.dir + "/main.go"
+	f.path = filepath.Join(f.dir, "main.go")
 	if disk != "" {
 		writeFile(t, f.path, disk)
 		if err := os.Chtimes(f.path, modified, modified); err != nil {
@@ -212,12 +212,12 @@ func TestRouterComparesARangeAsItReadsIt(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := realTempDir(t)
-			writeFile(t, dir+"/f.txt", disk)
-			backdate(t, dir+"/f.txt")
+			writeFile(t, filepath.Join(dir, "f.txt"), disk)
+			backdate(t, filepath.Join(dir, "f.txt"))
 			ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-			ed.Buffers.Set(dir+"/f.txt", buffer)
+			ed.Buffers.Set(filepath.Join(dir, "f.txt"), buffer)
 			if tc.line == 5 {
-				ed.Buffers.Set(dir+"/f.txt", buffer+"five\n")
+				ed.Buffers.Set(filepath.Join(dir, "f.txt"), buffer+"five\n")
 				tc.text = "five\n"
 			}
 			var client capabilities.Client
@@ -227,7 +227,7 @@ func TestRouterComparesARangeAsItReadsIt(t *testing.T) {
 				Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s"), MaxFileSize: tc.max}),
 				Client: client,
 			})
-			read, err := r.ReadTextFileSource(t.Context(), dir+"/f.txt", tc.line, tc.limit)
+			read, err := r.ReadTextFileSource(t.Context(), filepath.Join(dir, "f.txt"), tc.line, tc.limit)
 			if err != nil || read.Text != tc.text || read.Disk != tc.match || (read.SHA256 != "") != tc.hashed {
 				t.Errorf("read = %q (sha256 %q), %v, %v; want %q, %v, hashed %v", read.Text, read.SHA256, read.Disk, err, tc.text, tc.match, tc.hashed)
 			}
@@ -242,7 +242,7 @@ func TestRouterComparesARangeAsItReadsIt(t *testing.T) {
 func TestRouterDiskRouteComparesNothing(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, false, false, capabilities.PolicyAuto)
-	p := f.dir + "/main.go"
+	p := filepath.Join(f.dir, "main.go")
 	for _, rng := range [][2]int{{0, 0}, {1, 1}} {
 		read, err := r.ReadTextFileSource(t.Context(), p, rng[0], rng[1])
 		if err != nil || read.Text != "package main // on disk\n" || read.Route != capabilities.RouteDisk || read.Disk != fsruntime.DiskSame {
@@ -269,7 +269,7 @@ func TestRouterDiskRouteComparesNothing(t *testing.T) {
 func TestRouterUnsavedChangesCostOneComparison(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, true, false, capabilities.PolicyAuto)
-	read, err := r.ReadTextFileSource(t.Context(), f.dir+"/main.go", 0, 0)
+	read, err := r.ReadTextFileSource(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0)
 	if err != nil || read.Text != "package main // unsaved buffer\n" || read.Route != capabilities.RouteEditor || read.Disk != fsruntime.DiskDiffers {
 		t.Errorf("read = %+v, %v; want the buffer, which differs", read, err)
 	}
@@ -427,10 +427,10 @@ func BenchmarkMatchText1MiB(b *testing.B) {
 func TestRouterPastEndEmptyIsSame(t *testing.T) {
 	dir := realTempDir(t)
 	content := "one\ntwo\n" + strings.Repeat("x", 80) + "\n"
-	writeFile(t, dir+"/f.txt", content)
-	backdate(t, dir+"/f.txt")
+	writeFile(t, filepath.Join(dir, "f.txt"), content)
+	backdate(t, filepath.Join(dir, "f.txt"))
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	ed.Buffers.Set(dir+"/f.txt", content)
+	ed.Buffers.Set(filepath.Join(dir, "f.txt"), content)
 	handle := func(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
 		res, err := ed.Handle(ctx, conn, req)
 		if e, ok := err.(*jsonrpc2.Error); ok && e.Data != nil && strings.Contains(string(*e.Data), "beyond the end") {
@@ -451,7 +451,7 @@ func TestRouterPastEndEmptyIsSame(t *testing.T) {
 		Editor: fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s"), MaxFileSize: 64}),
 		Client: client,
 	})
-	read, err := r.ReadTextFileSource(t.Context(), dir+"/f.txt", 10, 1)
+	read, err := r.ReadTextFileSource(t.Context(), filepath.Join(dir, "f.txt"), 10, 1)
 	if err != nil || read.Text != "" || read.Disk != fsruntime.DiskSame {
 		t.Errorf("read past the end = %q, %v, %v; want \"\", %v", read.Text, read.Disk, err, fsruntime.DiskSame)
 	}

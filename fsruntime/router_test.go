@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -26,9 +27,9 @@ type routerFixture struct {
 func newRouterFixture(t *testing.T) *routerFixture {
 	t.Helper()
 	f := &routerFixture{dir: realTempDir(t), ed: &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}, logBuf: &bytes.Buffer{}}
-	writeFile(t, f.dir+"/main.go", "package main // on disk\n")
-	backdate(t, f.dir+"/main.go") // unsaved changes, not a reload pending
-	f.ed.Buffers.WriteTextFile(t.Context(), f.dir+"/main.go", "package main // unsaved buffer\n")
+	writeFile(t, filepath.Join(f.dir, "main.go"), "package main // on disk\n")
+	backdate(t, filepath.Join(f.dir, "main.go")) // unsaved changes, not a reload pending
+	f.ed.Buffers.WriteTextFile(t.Context(), filepath.Join(f.dir, "main.go"), "package main // unsaved buffer\n")
 	f.disk = openDisk(t, fsruntime.DiskOptions{}, f.dir)
 	return f
 }
@@ -48,17 +49,17 @@ func (f *routerFixture) router(t *testing.T, read, write bool, policy capabiliti
 func TestRouterReadsUnsavedBufferWhenAdvertised(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, true, true, capabilities.PolicyAuto)
-	got, err := r.ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0)
+	got, err := r.ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0)
 	if err != nil || got != "package main // unsaved buffer\n" {
 		t.Fatalf("read = %q, %v; want the buffer", got, err)
 	}
-	if err := r.WriteTextFile(t.Context(), f.dir+"/main.go", "edited\n"); err != nil {
+	if err := r.WriteTextFile(t.Context(), filepath.Join(f.dir, "main.go"), "edited\n"); err != nil {
 		t.Fatal(err)
 	}
-	if buf, _ := f.ed.Buffers.Get(f.dir + "/main.go"); buf != "edited\n" {
+	if buf, _ := f.ed.Buffers.Get(filepath.Join(f.dir, "main.go")); buf != "edited\n" {
 		t.Errorf("editor buffer = %q", buf)
 	}
-	if disk := readFile(t, f.dir+"/main.go"); disk != "package main // on disk\n" {
+	if disk := readFile(t, filepath.Join(f.dir, "main.go")); disk != "package main // on disk\n" {
 		t.Errorf("disk changed to %q", disk)
 	}
 }
@@ -66,10 +67,10 @@ func TestRouterReadsUnsavedBufferWhenAdvertised(t *testing.T) {
 func TestRouterUsesDiskWhenEditorCannotWrite(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, true, false, capabilities.PolicyAuto)
-	if err := r.WriteTextFile(t.Context(), f.dir+"/main.go", "to disk\n"); err != nil {
+	if err := r.WriteTextFile(t.Context(), filepath.Join(f.dir, "main.go"), "to disk\n"); err != nil {
 		t.Fatal(err)
 	}
-	if disk := readFile(t, f.dir+"/main.go"); disk != "to disk\n" {
+	if disk := readFile(t, filepath.Join(f.dir, "main.go")); disk != "to disk\n" {
 		t.Errorf("disk = %q", disk)
 	}
 	for _, c := range f.ed.Requests() {
@@ -82,7 +83,7 @@ func TestRouterUsesDiskWhenEditorCannotWrite(t *testing.T) {
 func TestRouterUsesDiskWithoutFSCapability(t *testing.T) {
 	f := newRouterFixture(t)
 	r := f.router(t, false, false, capabilities.PolicyAuto)
-	got, err := r.ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0)
+	got, err := r.ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0)
 	if err != nil || got != "package main // on disk\n" {
 		t.Fatalf("read = %q, %v; want the disk", got, err)
 	}
@@ -94,17 +95,17 @@ func TestRouterUsesDiskWithoutFSCapability(t *testing.T) {
 func TestRouterPolicies(t *testing.T) {
 	f := newRouterFixture(t)
 	// disk: never the editor, even when advertised.
-	got, err := f.router(t, true, true, capabilities.PolicyDisk).ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0)
+	got, err := f.router(t, true, true, capabilities.PolicyDisk).ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0)
 	if err != nil || !strings.Contains(got, "on disk") {
 		t.Errorf("policy disk read = %q, %v", got, err)
 	}
 	// editor: an operation the client did not advertise is refused, and
 	// nothing is sent.
 	r := f.router(t, false, false, capabilities.PolicyEditor)
-	if _, err := r.ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0); !errors.Is(err, fsruntime.ErrNotAdvertised) {
+	if _, err := r.ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0); !errors.Is(err, fsruntime.ErrNotAdvertised) {
 		t.Errorf("policy editor without capability: err = %v", err)
 	}
-	if err := r.WriteTextFile(t.Context(), f.dir+"/x", "y"); !errors.Is(err, errors.ErrUnsupported) {
+	if err := r.WriteTextFile(t.Context(), filepath.Join(f.dir, "x"), "y"); !errors.Is(err, errors.ErrUnsupported) {
 		t.Errorf("policy editor write without capability: err = %v", err)
 	}
 	if calls := f.ed.Requests(); len(calls) != 0 {
@@ -119,7 +120,7 @@ func TestRouterFallsBackOnceOnMethodNotFound(t *testing.T) {
 	}
 	r := f.router(t, true, true, capabilities.PolicyAuto)
 	for range 3 {
-		got, err := r.ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0)
+		got, err := r.ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0)
 		if err != nil || !strings.Contains(got, "on disk") {
 			t.Fatalf("read after -32601 = %q, %v; want the disk", got, err)
 		}
@@ -141,19 +142,19 @@ func TestRouterDoesNotFallBackOnOtherEditorErrors(t *testing.T) {
 		return &jsonrpc2.Error{Code: jsonrpc2.CodeInternalError, Message: "invalid path"}
 	}
 	r := f.router(t, true, true, capabilities.PolicyAuto)
-	if _, err := r.ReadTextFile(t.Context(), f.dir+"/main.go", 0, 0); err == nil || !strings.Contains(err.Error(), "invalid path") {
+	if _, err := r.ReadTextFile(t.Context(), filepath.Join(f.dir, "main.go"), 0, 0); err == nil || !strings.Contains(err.Error(), "invalid path") {
 		t.Errorf("read = %v, want the editor's refusal", err)
 	}
-	if err := r.WriteTextFile(t.Context(), f.dir+"/main.go", "x"); err == nil {
+	if err := r.WriteTextFile(t.Context(), filepath.Join(f.dir, "main.go"), "x"); err == nil {
 		t.Error("write succeeded after the editor refused it")
 	}
-	if disk := readFile(t, f.dir+"/main.go"); disk != "package main // on disk\n" {
+	if disk := readFile(t, filepath.Join(f.dir, "main.go")); disk != "package main // on disk\n" {
 		t.Errorf("disk changed to %q", disk)
 	}
 }
 
 func TestRouterChecksRootsBeforeSending(t *testing.T) {
-	base, root := attackFixture(t)
+	base, root, links := attackFixture(t)
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	var client capabilities.Client
 	client.FS.ReadTextFile, client.FS.WriteTextFile = true, true
@@ -162,18 +163,26 @@ func TestRouterChecksRootsBeforeSending(t *testing.T) {
 		Editor: fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("s")}),
 		Client: client,
 	})
-	for _, p := range []string{base + "/root_backup/secret.txt", base + "/outside/secret.txt", root + "/link_file", root + "/link_dir/x", root + "/parent_link/new.txt"} {
-		if _, err := r.ReadTextFile(t.Context(), p, 0, 0); !errors.Is(err, fsruntime.ErrOutsideRoots) {
-			t.Errorf("read %s: err = %v", p, err)
-		}
-		if err := r.WriteTextFile(t.Context(), p, "x"); !errors.Is(err, fsruntime.ErrOutsideRoots) {
-			t.Errorf("write %s: err = %v", p, err)
+	refused := func(t *testing.T, paths ...string) {
+		t.Helper()
+		for _, p := range paths {
+			if _, err := r.ReadTextFile(t.Context(), p, 0, 0); !errors.Is(err, fsruntime.ErrOutsideRoots) {
+				t.Errorf("read %s: err = %v", p, err)
+			}
+			if err := r.WriteTextFile(t.Context(), p, "x"); !errors.Is(err, fsruntime.ErrOutsideRoots) {
+				t.Errorf("write %s: err = %v", p, err)
+			}
 		}
 	}
+	refused(t, filepath.Join(base, "root_backup/secret.txt"), filepath.Join(base, "outside/secret.txt"))
+	t.Run("symlinks", func(t *testing.T) {
+		skipWithoutSymlinks(t, links)
+		refused(t, filepath.Join(root, "link_file"), filepath.Join(root, "link_dir/x"), filepath.Join(root, "parent_link/new.txt"))
+	})
 	if calls := ed.Requests(); len(calls) != 0 {
 		t.Errorf("the editor was sent paths outside the roots: %v", calls)
 	}
-	if err := fsruntimetest.TestRoots(t.Context(), r, root+"/sub/in.txt", base+"/outside/new.txt"); err != nil {
+	if err := fsruntimetest.TestRoots(t.Context(), r, filepath.Join(root, "sub/in.txt"), filepath.Join(base, "outside/new.txt")); err != nil {
 		t.Error(err)
 	}
 }

@@ -44,6 +44,11 @@ func parseWin(p string) (winPath, error) {
 		if server == "" || share == "" {
 			return winPath{}, errUNCPath
 		}
+		for _, name := range []string{server, share} {
+			if err := checkWinName(name); err != nil {
+				return winPath{}, fmt.Errorf("a UNC path's server and share: %w", err)
+			}
+		}
 		if rest != "" || sep(p[len(p)-1]) {
 			rest = `\` + rest
 		}

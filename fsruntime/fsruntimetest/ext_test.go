@@ -411,7 +411,7 @@ var brokenExts = []struct {
 			return infos, tr, err
 		}}
 	}},
-	{"readdir sorts case-insensitively", "want [B.txt(file) a-dir(directory)", func(m *fsruntimetest.ExtMemFS) *extFuncs {
+	{"readdir sorts case-insensitively", "want [D.txt(file) a-dir(directory)", func(m *fsruntimetest.ExtMemFS) *extFuncs {
 		return &extFuncs{m: m, readDir: func(ctx context.Context, path string, max int) ([]fsruntime.FileInfo, bool, error) {
 			infos, _, err := m.ReadDir(ctx, path, 0)
 			slices.SortStableFunc(infos, func(a, b fsruntime.FileInfo) int {
@@ -443,7 +443,7 @@ var brokenExts = []struct {
 			return m.ReadDir(ctx, path, max)
 		}}
 	}},
-	{"listdir ignores max", "ListDir(" + q(inMem("list")) + ", max=4) = [B.txt(file) a-dir(directory) a.txt(file) b.txt(file) c(directory)]", func(m *fsruntimetest.ExtMemFS) *extFuncs {
+	{"listdir ignores max", "ListDir(" + q(inMem("list")) + ", max=4) = [D.txt(file) a-dir(directory) a.txt(file) b.txt(file) c(directory)]", func(m *fsruntimetest.ExtMemFS) *extFuncs {
 		return &extFuncs{m: m, listDir: func(ctx context.Context, path string, max int) ([]fsruntime.DirEntry, bool, error) {
 			return m.ListDir(ctx, path, 0)
 		}}

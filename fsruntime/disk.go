@@ -690,6 +690,8 @@ func (d *Disk) mapErr(op, path string, err error) error {
 	switch {
 	case isEscape(inner), errors.Is(inner, ErrOutsideRoots):
 		inner = d.outside()
+	case errors.Is(inner, fs.ErrClosed):
+		inner = errClosed // the roots closed under the call
 	case errors.Is(inner, syscall.ELOOP):
 		inner = fmt.Errorf("too many levels of symbolic links: %w", fs.ErrInvalid)
 	case errors.Is(inner, syscall.ENOTDIR) && !errors.Is(inner, fs.ErrNotExist):

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -56,7 +55,7 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := sessiontest.NewBridge(t, ed)
 	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
-	a, bs := sessiontest.OpenSession(t, b, dirA, "sess-A"), sessiontest.OpenSession(t, b, dirB, "sess-B")
+	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
 	entryA, err := a.HTTPEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -111,12 +110,13 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 }
 
 func TestSessionStdioEntryRelays(t *testing.T) {
+	needUnixSockets(t)
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
 	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
 	t.Cleanup(func() { b.Close() })
 	dir := sessiontest.Workspace(t, ed, "S")
-	s := sessiontest.OpenSession(t, b, dir, "sess-S")
+	s := openSession(t, b, dir, "sess-S")
 	entry, err := s.StdioEntry()
 	if err != nil {
 		t.Fatal(err)
@@ -128,9 +128,7 @@ func TestSessionStdioEntryRelays(t *testing.T) {
 	if entry.Command != "/usr/local/bin/relay-of-test" || len(entry.Args) != 1 || env[bridge.EnvRelaySocket] == "" || env[bridge.EnvRelaySecret] == "" {
 		t.Fatalf("entry = %+v", entry)
 	}
-	if info, err := os.Stat(filepath.Dir(env[bridge.EnvRelaySocket])); err != nil || info.Mode().Perm() != 0o700 {
-		t.Errorf("socket directory: %v, %v; want mode 0700", info.Mode(), err)
-	}
+	bridge.CheckPrivateDir(t, filepath.Dir(env[bridge.EnvRelaySocket]))
 
 	// A wrong secret is refused with a clear error.
 	err = bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, env[bridge.EnvRelaySocket], "wrong")
@@ -169,22 +167,38 @@ func TestMCPServerEntryJSON(t *testing.T) {
 }
 
 func TestParseSessionParams(t *testing.T) {
+	// Absolute paths in this OS's syntax, as JSON strings.
+	w, x, y := jsonString(hostPath("/w")), jsonString(hostPath("/x")), jsonString(hostPath("/y"))
 	good := []string{
-		`{"cwd":"/w","mcpServers":[]}`,
-		`{"sessionId":"s","cwd":"/w","additionalDirectories":["/x","/y"]}`,
-		`{"cwd":"/w","additionalDirectories":null,"_meta":{"k":1}}`,
+		`{"cwd":` + w + `,"mcpServers":[]}`,
+		`{"sessionId":"s","cwd":` + w + `,"additionalDirectories":[` + x + `,` + y + `]}`,
+		`{"cwd":` + w + `,"additionalDirectories":null,"_meta":{"k":1}}`,
 	}
 	for _, p := range good {
 		if _, err := bridge.ParseSessionParams(json.RawMessage(p)); err != nil {
 			t.Errorf("ParseSessionParams(%s): %v", p, err)
 		}
 	}
-	bad := []string{`{}`, `{"cwd":"rel"}`, `{"cwd":7}`, `{"cwd":"/w","additionalDirectories":["rel"]}`, `[]`, `{"cwd":"/w","additionalDirectories":"x"}`}
+	bad := []string{`{}`, `{"cwd":"rel"}`, `{"cwd":7}`, `{"cwd":` + w + `,"additionalDirectories":["rel"]}`, `[]`, `{"cwd":` + w + `,"additionalDirectories":"x"}`}
+	if !filepath.IsAbs("/w") {
+		// Windows: a path rooted without a drive is relative to the
+		// current drive, not absolute.
+		bad = append(bad, `{"cwd":"/w"}`, `{"cwd":`+w+`,"additionalDirectories":["/x"]}`)
+	}
 	for _, p := range bad {
 		if _, err := bridge.ParseSessionParams(json.RawMessage(p)); err == nil {
 			t.Errorf("ParseSessionParams(%s) succeeded", p)
 		}
 	}
+}
+
+// jsonString returns s as a JSON string.
+func jsonString(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 func TestSessionWaitsForItsIDAndFailsWhenClosed(t *testing.T) {
@@ -201,7 +215,8 @@ func TestSessionWaitsForItsIDAndFailsWhenClosed(t *testing.T) {
 		done <- err
 	}()
 	s.Close()
-	// The read either was waiting for the id, or starts after the close.
+	// The read either was waiting for the id, or starts after the close,
+	// or was on disk when the roots closed under it.
 	if err := <-done; err == nil || !strings.Contains(err.Error(), "session is closed") && !strings.Contains(err.Error(), "roots are closed") {
 		t.Errorf("read waiting for the id of a closed session: %v", err)
 	}

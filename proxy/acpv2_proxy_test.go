@@ -41,11 +41,14 @@ func TestProxyV2EntryPerTransport(t *testing.T) {
 		{"none", map[string]any{"stdio": nil, "http": true}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.typ == "stdio" {
+				needUnixSockets(t)
+			}
 			r := startACPRig(t, proxy.ProxyOptions{}, v2Editor, v2Agent(tc.mcp), nil)
 			if r.init.Error != nil {
 				t.Fatalf("initialize: %s", r.init.Raw)
 			}
-			dir, _ := filepath.EvalSymlinks(t.TempDir())
+			dir := r.tempDir()
 			theirs := map[string]any{"type": "http", "name": "theirs", "url": "http://127.0.0.1:9/mcp", "headers": []any{}}
 			for _, method := range []string{"session/new", "session/resume", "session/fork"} {
 				sent := map[string]any{"cwd": dir, "systemPrompt": map[string]any{"append": "be brief"}, "_meta": map[string]any{"k": []any{1.5, "x"}}}
@@ -219,6 +222,9 @@ func TestProxyForcedTransportNotAdvertised(t *testing.T) {
 		{"v2 acp", capabilities.TransportACP, v2Editor, v2Agent(map[string]any{"acp": map[string]any{}}), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.want == capabilities.TransportStdio && tc.errorText == "" {
+				needUnixSockets(t) // for the session's stdio entry
+			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, tc.editor, tc.agent, nil)
 			if tc.errorText == "" {
 				if r.init.Error != nil {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -35,13 +36,14 @@ import (
 // The fault tests run the proxy in this process, between a test editor
 // on a net.Pipe and an agent that is a real child process: this test
 // binary, run again as a pipe between its stdin and stdout and a unix
-// socket where the test plays the agent. Both peers speak through the real
+// socket (a loopback TCP port where the system has no unix sockets) where
+// the test plays the agent. Both peers speak through the real
 // codec (wire.Reader and wire.Writer). Each test checks that every caller
 // gets an error, and that nothing is left behind: no goroutine (goleak)
 // and no child process.
 
 // faultAgentEnv names the unix socket a run of this binary as the fault
-// tests' agent connects to.
+// tests' agent connects to, or, after "tcp:", the loopback address.
 const faultAgentEnv = "MCP_ACPFS_TEST_FAULT_AGENT"
 
 // hangGuard bounds how long a broken proxy can hang a fault test.
@@ -58,7 +60,11 @@ func TestMain(m *testing.M) {
 // copies its stdin to the socket and the socket to its stdout, until
 // either ends.
 func runFaultAgent(sock string) int {
-	c, err := net.Dial("unix", sock)
+	network := "unix"
+	if addr, ok := strings.CutPrefix(sock, "tcp:"); ok {
+		network, sock = "tcp", addr
+	}
+	c, err := net.Dial(network, sock)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fault agent:", err)
 		return 2
@@ -66,7 +72,7 @@ func runFaultAgent(sock string) int {
 	fmt.Fprintf(c, "%d\n", os.Getpid())
 	go func() {
 		io.Copy(c, os.Stdin)
-		c.(*net.UnixConn).CloseWrite()
+		c.(interface{ CloseWrite() error }).CloseWrite()
 	}()
 	io.Copy(os.Stdout, c)
 	return 0
@@ -278,10 +284,12 @@ type faultRig struct {
 
 // startFaultRig runs the proxy between a test editor that advertises both
 // fs methods and the test agent, opens a session, and connects an MCP
-// client to its tools. opts.Bridge.Logger and opts.AgentStderr are set
-// here. The goroutine check runs when the test ends, after the proxy has
-// exited.
+// client to its tools, through the session's stdio entry: where the
+// system has no unix sockets for its relay, the test is skipped.
+// opts.Bridge.Logger and opts.AgentStderr are set here. The goroutine
+// check runs when the test ends, after the proxy has exited.
 func startFaultRig(t *testing.T, opts proxy.ProxyOptions) *faultRig {
+	needUnixSockets(t)
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
 
@@ -750,22 +758,32 @@ func TestProxyRefusesOverlongLines(t *testing.T) {
 }
 
 // listenFaultAgent listens on a fresh unix socket that the fault agent,
-// run as this test binary (the returned path), connects back to. The
-// listener is closed when the test ends.
-func listenFaultAgent(t *testing.T) (*net.UnixListener, string) {
+// run as this test binary (the returned path), connects back to; where the
+// system has no unix sockets (haveUnixSockets), on a loopback TCP port,
+// which serves the test as well. The listener is closed when the test
+// ends.
+func listenFaultAgent(t *testing.T) (net.Listener, string) {
 	t.Helper()
-	sockDir, err := os.MkdirTemp("", "acpfs-faults-") // short: a socket path is at most 108 bytes
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(sockDir) })
-	sock := filepath.Join(sockDir, "agent.sock")
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: sock, Net: "unix"})
-	if err != nil {
-		t.Fatal(err)
+	var ln net.Listener
+	if haveUnixSockets(t) {
+		sockDir, err := os.MkdirTemp("", "acpfs-faults-") // short: a socket path is at most 108 bytes
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(sockDir) })
+		sock := filepath.Join(sockDir, "agent.sock")
+		if ln, err = net.Listen("unix", sock); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(faultAgentEnv, sock)
+	} else {
+		var err error
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		t.Setenv(faultAgentEnv, "tcp:"+ln.Addr().String())
 	}
 	t.Cleanup(func() { ln.Close() })
-	t.Setenv(faultAgentEnv, sock)
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -776,10 +794,10 @@ func listenFaultAgent(t *testing.T) (*net.UnixListener, string) {
 // acceptFaultAgent waits for the fault agent the proxy started to connect
 // to ln, and returns its pid, which it says first, and the connection
 // past that line.
-func acceptFaultAgent(t *testing.T, ln *net.UnixListener) (int, io.ReadWriteCloser) {
+func acceptFaultAgent(t *testing.T, ln net.Listener) (int, io.ReadWriteCloser) {
 	t.Helper()
-	ln.SetDeadline(time.Now().Add(hangGuard))
-	conn, err := ln.AcceptUnix()
+	ln.(interface{ SetDeadline(time.Time) error }).SetDeadline(time.Now().Add(hangGuard))
+	conn, err := ln.Accept()
 	if err != nil {
 		t.Fatalf("the agent did not connect: %v", err)
 	}
@@ -797,4 +815,49 @@ func acceptFaultAgent(t *testing.T, ln *net.UnixListener) (int, io.ReadWriteClos
 		io.Writer
 		io.Closer
 	}{br, conn, conn}
+}
+
+// errNoAFUnix is the error Windows gives for a socket of an address family
+// it does not have: WSAEAFNOSUPPORT.
+const errNoAFUnix = syscall.Errno(10047)
+
+// unixSocketErr is why a unix socket cannot be listened on here, or nil:
+// found once, by listening on one in a new directory.
+var unixSocketErr = sync.OnceValue(func() error {
+	dir, err := os.MkdirTemp("", "acpfs-probe-") // short, as above
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("unix", filepath.Join(dir, "probe.sock"))
+	if err != nil {
+		return err
+	}
+	return ln.Close()
+})
+
+// haveUnixSockets reports whether the system has unix sockets (AF_UNIX),
+// which the proxy's stdio entries need for their relay: Windows has them
+// from Windows 10 1803 on, and Wine has none. A probe that fails for any
+// other reason fails the test.
+func haveUnixSockets(t *testing.T) bool {
+	t.Helper()
+	err := unixSocketErr()
+	if err == nil {
+		return true
+	}
+	if runtime.GOOS == "windows" && errors.Is(err, errNoAFUnix) {
+		return false
+	}
+	t.Fatalf("listen on a unix socket: %v", err)
+	return false
+}
+
+// needUnixSockets skips the test, saying why, where the system has no unix
+// sockets (haveUnixSockets).
+func needUnixSockets(t *testing.T) {
+	t.Helper()
+	if !haveUnixSockets(t) {
+		t.Skipf("a stdio entry's relay connects over a unix socket, and this system has none (Wine has no AF_UNIX; Windows has it from Windows 10 1803 on): %v", unixSocketErr())
+	}
 }

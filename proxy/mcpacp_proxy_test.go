@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
@@ -83,14 +84,7 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 		r.exited <- code
 	}()
 	r.editor = newFaultPeer(t, "editor", edTest, editorHandlers)
-	t.Cleanup(func() {
-		r.editor.rwc.Close()
-		select {
-		case <-r.exited:
-		case <-time.After(hangGuard):
-			t.Error("the proxy did not exit")
-		}
-	})
+	t.Cleanup(r.stop)
 	_, agentConn := acceptFaultAgent(t, ln)
 	session := func(m wire.Message) any {
 		r.sessions <- m
@@ -119,15 +113,39 @@ func startACPRig(t *testing.T, opts proxy.ProxyOptions, editorInit any, agentIni
 	return r
 }
 
+// stop closes the editor's end and waits for the proxy to exit, which
+// closes its sessions. A later stop waits for nothing.
+func (r *acpRig) stop() {
+	r.editor.rwc.Close()
+	select {
+	case code := <-r.exited:
+		r.exited <- code // for a later stop
+	case <-time.After(hangGuard):
+		r.t.Error("the proxy did not exit")
+	}
+}
+
+// tempDir returns a new directory for a session's cwd. It is removed when
+// the test ends, after the proxy has stopped: on Windows a session's open
+// roots would keep the directory from being removed (a sharing
+// violation), and the cleanup startACPRig registers for that comes too
+// late, as cleanups run last in, first out.
+func (r *acpRig) tempDir() string {
+	r.t.Helper()
+	dir, err := filepath.EvalSymlinks(r.t.TempDir())
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.t.Cleanup(r.stop)
+	return dir
+}
+
 // newSession opens a session with cwd dir (a new directory if ""), and
 // returns the session id, its params as the agent got them, and dir.
 func (r *acpRig) newSession(dir string) (string, json.RawMessage, string) {
 	r.t.Helper()
 	if dir == "" {
-		var err error
-		if dir, err = filepath.EvalSymlinks(r.t.TempDir()); err != nil {
-			r.t.Fatal(err)
-		}
+		dir = r.tempDir()
 	}
 	m, err := r.editor.call(r.ctx, "session/new", map[string]any{"cwd": dir, "mcpServers": []any{}})
 	if err != nil || m.Error != nil {
@@ -294,7 +312,8 @@ func TestProxyMCPOverACPUsesTheEditor(t *testing.T) {
 	mu.Lock()
 	calls := strings.Join(fsCalls, "\n")
 	mu.Unlock()
-	for _, want := range []string{`read {"sessionId":"` + sid + `","path":"` + file + `"}`, `"content":"from the agent\n"`} {
+	fileJSON, _ := json.Marshal(file)
+	for _, want := range []string{`read {"sessionId":"` + sid + `","path":` + string(fileJSON) + `}`, `"content":"from the agent\n"`} {
 		if !strings.Contains(calls, want) {
 			t.Errorf("the editor's fs calls %s lack %s", calls, want)
 		}
@@ -327,6 +346,9 @@ func TestProxyTransportFlagOpensTheEndpoint(t *testing.T) {
 		{capabilities.TransportHTTP, "http", "serving session MCP endpoints"},
 	} {
 		t.Run(tc.want.String(), func(t *testing.T) {
+			if tc.want == capabilities.TransportStdio {
+				needUnixSockets(t)
+			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, v1Editor, v1Agent(map[string]any{"acp": true, "http": true}), nil)
 			_, params, _ := r.newSession("")
 			es := entries(t, params)
@@ -516,7 +538,7 @@ func TestProxyMCPOverACPListen(t *testing.T) {
 	os.WriteFile(file, []byte("1\n"), 0o644)
 	const outer = `"listen-1"`
 	c := r.agent.expect(outer)
-	env := r.envelope(id, "listen", "subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []any{"file://" + filepath.ToSlash(file)}}})
+	env := r.envelope(id, "listen", "subscriptions/listen", map[string]any{"notifications": map[string]any{"resourceSubscriptions": []any{fspath.FileURI(file)}}})
 	r.agent.send(map[string]any{"jsonrpc": "2.0", "id": json.RawMessage(outer), "method": "mcp/message", "params": env})
 	note := func(method string) {
 		t.Helper()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -34,22 +35,22 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 	}{
 		{"claude: tool_call, relative path, line",
 			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__read_text_file"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{"path":"src/a.go","line":12,"limit":5},"status":"pending","title":"mcp__acpfs__read_text_file","kind":"other","content":[]}`),
-			"read", []any{map[string]any{"path": "/w/src/a.go", "line": 12.0}}},
+			"read", []any{map[string]any{"path": hostPath("/w/src/a.go"), "line": 12.0}}},
 		{"claude: tool_call_update of an edit",
 			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__edit_text_file"}},"toolCallId":"toolu_2","sessionUpdate":"tool_call_update","rawInput":{"path":"/w/b.go","edits":[]},"title":"mcp__acpfs__edit_text_file","kind":"other","content":[]}`),
-			"edit", []any{map[string]any{"path": "/w/b.go"}}},
+			"edit", []any{map[string]any{"path": hostPath("/w/b.go")}}},
 		{"codex: a move",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/move_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"move_file","arguments":{"source":"a","destination":"b/c"}}}`),
-			"move", []any{map[string]any{"path": "/w/b/c"}}},
+			"move", []any{map[string]any{"path": hostPath("/w/b/c")}}},
 		{"codex: a search of the working directory",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"Tool: acpfs/grep","status":"in_progress","rawInput":{"server":"acpfs","tool":"grep","arguments":{"pattern":"x"}}}`),
-			"search", []any{map[string]any{"path": "/w"}}},
+			"search", []any{map[string]any{"path": hostPath("/w")}}},
 		{"codex: a delete, arguments absent",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_3","title":"Tool: acpfs/delete_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"delete_file"}}`),
 			"delete", nil},
 		{"gemini: an in-progress call with its arguments as text",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"mcp_acpfs_write_text_file-1-1","status":"in_progress","title":"write_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/n.txt\",\"content\":\"x\"}"}}],"locations":[],"kind":"other"}`),
-			"edit", []any{map[string]any{"path": "/w/n.txt"}}},
+			"edit", []any{map[string]any{"path": hostPath("/w/n.txt")}}},
 		{"locations the agent gave stay",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__acpfs__read_text_file","rawInput":{"path":"/w/a"},"kind":"read","locations":[{"path":"/elsewhere"}]}`),
 			"", nil},
@@ -61,8 +62,9 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 			"", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &follower{server: "acpfs", cwd: func(s string) string { return map[string]string{"s1": "/w"}[s] }, seen: map[string]json.RawMessage{}}
-			m := parseLine(t, tc.line)
+			f := &follower{server: "acpfs", cwd: func(s string) string { return map[string]string{"s1": hostPath("/w")}[s] }, seen: map[string]json.RawMessage{}}
+			line := hostJSON(tc.line)
+			m := parseLine(t, line)
 			out := f.update(m)
 			if tc.kind == "" && tc.locations == nil {
 				if out != nil {
@@ -74,7 +76,7 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 				t.Fatal("not changed")
 			}
 			var in, got map[string]any
-			json.Unmarshal([]byte(tc.line), &in)
+			json.Unmarshal([]byte(line), &in)
 			if err := json.Unmarshal(out, &got); err != nil {
 				t.Fatalf("%s: %v", out, err)
 			}
@@ -104,7 +106,8 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 // tool_call_update when the call completes has kind "other" and empty
 // locations again, which would undo the first fill.
 func TestFollowerRemembersArguments(t *testing.T) {
-	f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+	f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
+	want := `{"line":3,"path":` + jsonString(hostPath("/w/a.txt")) + `}`
 	perm := parseLine(t, `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":{"toolCallId":"c1","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"a.txt\",\"line\":3}"}}],"locations":[],"kind":"other"}}}`)
 	out := f.permission(perm)
 	var p struct {
@@ -120,7 +123,7 @@ func TestFollowerRemembersArguments(t *testing.T) {
 	if err := json.Unmarshal(out, &p); err != nil || p.ID != 4 || p.Params.Options == nil {
 		t.Fatalf("%s: %v", out, err)
 	}
-	if p.Params.ToolCall.Kind != "read" || len(p.Params.ToolCall.Locations) != 1 || string(p.Params.ToolCall.Locations[0]) != `{"line":3,"path":"/w/a.txt"}` {
+	if p.Params.ToolCall.Kind != "read" || len(p.Params.ToolCall.Locations) != 1 || string(p.Params.ToolCall.Locations[0]) != want {
 		t.Errorf("permission toolCall: %s", out)
 	}
 	done := parseLine(t, `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"tool_call_update","toolCallId":"c1","status":"completed","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"not the arguments\"}"}}],"locations":[],"kind":"other"}}}`)
@@ -134,7 +137,7 @@ func TestFollowerRemembersArguments(t *testing.T) {
 		} `json:"params"`
 	}
 	json.Unmarshal(out, &u)
-	if u.Params.Update.Kind != "read" || len(u.Params.Update.Locations) != 1 || string(u.Params.Update.Locations[0]) != `{"line":3,"path":"/w/a.txt"}` {
+	if u.Params.Update.Kind != "read" || len(u.Params.Update.Locations) != 1 || string(u.Params.Update.Locations[0]) != want {
 		t.Errorf("completed update: %s", out)
 	}
 	if len(f.seen) != 0 {
@@ -162,6 +165,7 @@ func TestFollowerSkipsOtherUpdates(t *testing.T) {
 func TestFollowerRecordedSequences(t *testing.T) {
 	const upd = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`
 	const perm = `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":`
+	notes := hostPath("/w/notes.txt")
 	for _, tc := range []struct {
 		agent string
 		lines []string
@@ -174,19 +178,20 @@ func TestFollowerRecordedSequences(t *testing.T) {
 			perm + `{"toolCallId":"call_2","rawInput":{"content":"x\n","path":"/w/notes.txt"},"title":"mcp__acpfs__write_text_file","kind":"other","content":[]}}}`,
 			upd + `{"_meta":{"claudeCode":{"toolResponse":"{}","toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call_update"}}}`,
 			upd + `{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__write_text_file"}},"toolCallId":"call_2","sessionUpdate":"tool_call_update","status":"completed","rawOutput":"{}","content":[]}}}`,
-		}, []string{"edit", "edit", "edit", "edit", "edit"}, []string{"", "/w/notes.txt", "/w/notes.txt", "/w/notes.txt", "/w/notes.txt"}},
+		}, []string{"edit", "edit", "edit", "edit", "edit"}, []string{"", notes, notes, notes, notes}},
 		{"gemini-cli", []string{
 			perm + `{"toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/notes.txt\"}"}}],"locations":[],"kind":"other"}}}`,
 			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"completed","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"notes\n"}}],"locations":[],"kind":"other"}}}`,
-		}, []string{"read", "read"}, []string{"/w/notes.txt", "/w/notes.txt"}},
+		}, []string{"read", "read"}, []string{notes, notes}},
 		{"codex-acp", []string{
 			upd + `{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/read_text_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"read_text_file","arguments":{"path":"/w/notes.txt"}}}}}`,
 			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[],"rawOutput":{"content":[]}}}}`,
-		}, []string{"read", ""}, []string{"/w/notes.txt", ""}},
+		}, []string{"read", ""}, []string{notes, ""}},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
-			f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+			f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
 			for i, line := range tc.lines {
+				line = hostJSON(line)
 				m := parseLine(t, line)
 				var out []byte
 				if m.Method == "session/request_permission" {
@@ -237,13 +242,13 @@ type reported struct {
 func BenchmarkFollower(b *testing.B) {
 	chunk := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"` + strings.Repeat("Some words of the answer. ", 40) + `"}}}}`
 	call := `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__read_text_file"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call_update","rawInput":{"path":"/w/src/a.go","line":12},"title":"mcp__acpfs__read_text_file","kind":"other","content":[]}}}`
-	for _, bc := range []struct{ name, line string }{{"chunk", chunk}, {"tool_call", call}} {
+	for _, bc := range []struct{ name, line string }{{"chunk", chunk}, {"tool_call", hostJSON(call)}} {
 		m, err := wire.Parse([]byte(bc.line))
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(bc.name, func(b *testing.B) {
-			f := &follower{server: "acpfs", cwd: func(string) string { return "/w" }, seen: map[string]json.RawMessage{}}
+			f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
 			b.SetBytes(int64(len(bc.line)))
 			for b.Loop() {
 				f.update(m)
@@ -275,17 +280,24 @@ func locationsOf(t *testing.T, f *follower, session, id, tool, rawInput string) 
 // included), are remembered per session, and come only from arguments
 // that are there.
 func TestFollowerLocationsAsTheToolsResolve(t *testing.T) {
-	cwds := map[string]string{"s1": "/w", "s2": "/v"}
+	cwds := map[string]string{"s1": hostPath("/w"), "s2": hostPath("/v")}
 	f := newFollower("acpfs", func(s string) string { return cwds[s] })
-	f.home = "/home/me"
+	f.home = hostPath("/home/me")
+	locAt := func(slash string) string { return `[{"path":` + jsonString(hostPath(slash)) + `}]` }
+	// A file URI with a host is not a path the tools take, but on Windows,
+	// where it names a share: \\host\x.
+	hostURI := ``
+	if runtime.GOOS == "windows" {
+		hostURI = `[{"path":` + jsonString(`\\host\x`) + `}]`
+	}
 	for i, tc := range []struct{ input, want string }{
-		{`{"path":"~/notes.txt"}`, `[{"path":"/home/me/notes.txt"}]`},
-		{`{"path":"file:///w/a.txt"}`, `[{"path":"/w/a.txt"}]`},
-		{`{"path":"file:/w/b.txt"}`, `[{"path":"/w/b.txt"}]`},
-		{`{"path":"sub/../c.txt"}`, `[{"path":"/w/c.txt"}]`},
-		{`{"path":"file://host/x"}`, ``}, // not a path the tools take
+		{`{"path":"~/notes.txt"}`, locAt("/home/me/notes.txt")},
+		{`{"path":"file:///w/a.txt"}`, locAt("/w/a.txt")},
+		{`{"path":"file:/w/b.txt"}`, locAt("/w/b.txt")},
+		{`{"path":"sub/../c.txt"}`, locAt("/w/c.txt")},
+		{`{"path":"file://host/x"}`, hostURI},
 	} {
-		if got := locationsOf(t, f, "s1", fmt.Sprint("c", i), mcpfs.ReadTextFile, tc.input); got != tc.want {
+		if got := locationsOf(t, f, "s1", fmt.Sprint("c", i), mcpfs.ReadTextFile, hostJSON(tc.input)); got != tc.want {
 			t.Errorf("%s: locations %s, want %s", tc.input, got, tc.want)
 		}
 	}
@@ -296,7 +308,7 @@ func TestFollowerLocationsAsTheToolsResolve(t *testing.T) {
 	}
 
 	// The same call id in two sessions names two calls.
-	if got := locationsOf(t, f, "s1", "call_1", mcpfs.Grep, `{"pattern":"x","path":"src"}`); got != `[{"path":"/w/src"}]` {
+	if got := locationsOf(t, f, "s1", "call_1", mcpfs.Grep, `{"pattern":"x","path":"src"}`); got != locAt("/w/src") {
 		t.Fatalf("s1 grep: %s", got)
 	}
 	if got := locationsOf(t, f, "s2", "call_1", mcpfs.ReadTextFile, `{}`); got != "" {

@@ -10,9 +10,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -175,9 +175,7 @@ func TestServeNoFsyncWrites(t *testing.T) {
 		}
 	}
 	write("first\n")
-	if err := os.Chmod(p, 0o646); err != nil {
-		t.Fatal(err)
-	}
+	mode := chmodKept(t, p, 0o646)
 	write("second\n")
 	c.Close()
 	if got := <-code; got != 0 {
@@ -186,8 +184,10 @@ func TestServeNoFsyncWrites(t *testing.T) {
 	if got, err := os.ReadFile(p); err != nil || string(got) != "second\n" {
 		t.Errorf("the file holds %q, %v; want \"second\\n\"", got, err)
 	}
-	if info, err := os.Stat(p); err != nil || info.Mode().Perm() != 0o646 {
-		t.Errorf("the replaced file's mode: %v, %v; want 0646 (o+w, which the umask would drop)", info, err)
+	if info, err := os.Stat(p); err != nil {
+		t.Error(err)
+	} else if info.Mode().Perm() != mode {
+		t.Errorf("the replaced file's mode: %v; want %v (0646 has o+w, which the umask would drop)", info.Mode().Perm(), mode)
 	}
 	if entries, err := os.ReadDir(filepath.Dir(p)); err != nil || len(entries) != 1 {
 		t.Errorf("the directory holds %v (%v), want the file alone", entries, err)
@@ -195,6 +195,28 @@ func TestServeNoFsyncWrites(t *testing.T) {
 	if !strings.Contains(stderr.String(), "fsync=false") {
 		t.Errorf("the debug log does not say fsync=false:\n%s", stderr.String())
 	}
+}
+
+// chmodKept sets the permission bits of the file at p to perm, and returns
+// the bits it then has as far as the OS keeps them: perm itself, but on
+// Windows, which keeps only a read-only attribute, what os.Stat then says
+// (0666 for a perm with the owner's write bit).
+func chmodKept(t *testing.T, p string, perm os.FileMode) os.FileMode {
+	t.Helper()
+	if err := os.Chmod(p, perm); err != nil {
+		t.Fatal(err)
+	}
+	info, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Mode().Perm(); got != perm {
+		if runtime.GOOS != "windows" {
+			t.Fatalf("chmod %v left the file at %v", perm, got)
+		}
+		return got
+	}
+	return perm
 }
 
 func TestParseSize(t *testing.T) {
@@ -436,7 +458,8 @@ func TestServeHTTP(t *testing.T) {
 }
 
 // TestMainProcess runs the real main in a child process: version, the end of
-// stdin, and SIGTERM.
+// stdin, and a request to stop (stop: SIGTERM, or on Windows a console
+// CTRL_BREAK_EVENT), after which it exits 0.
 func TestMainProcess(t *testing.T) {
 	out, err := mainCommand(t, "version").Output()
 	if err != nil || !regexp.MustCompile(`^mcp-acpfs \S+\n$`).Match(out) {
@@ -461,6 +484,7 @@ func TestMainProcess(t *testing.T) {
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
+	stoppable(cmd)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -470,10 +494,8 @@ func TestMainProcess(t *testing.T) {
 	if err != nil || !strings.Contains(line, `"id":1`) {
 		t.Fatalf("initialize answer %q, %v", line, err)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
+	stop(t, cmd)
 	if err := cmd.Wait(); err != nil {
-		t.Errorf("after SIGTERM: %v\n%s", err, stderr.String())
+		t.Errorf("after %s: %v\n%s", stopSignal, err, stderr.String())
 	}
 }

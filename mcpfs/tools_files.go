@@ -757,7 +757,10 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 	out.Tree = top.Children
 
 	var sb strings.Builder
-	sb.WriteString(textName(p) + "/")
+	sb.WriteString(textName(p))
+	if !strings.HasSuffix(p, string(filepath.Separator)) { // a volume's root has one
+		sb.WriteByte(filepath.Separator)
+	}
 	writeTree(&sb, out.Tree, "  ")
 	fmt.Fprintf(&sb, "\n(%d entries, maxDepth %d", out.Entries, depth)
 	if out.Truncated {

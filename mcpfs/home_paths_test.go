@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -92,16 +93,18 @@ func TestHomePathsInsideTheRoots(t *testing.T) {
 }
 
 // TestFileURIWithOneSlash: file:/abs is a file URI (RFC 8089), not a
-// directory named file: in the working directory.
+// directory named file: in the working directory. On Windows the short
+// form is file:/C:/abs.
 func TestFileURIWithOneSlash(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	c := mcpfstest.Connect(t, f.Srv, mcpfstest.Eras[0].Version)
-	mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "file:" + f.Path("a.txt"), "content": "a\n"}))
+	mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": "file:" + mcpfstest.URIPath(f.Path("a.txt")), "content": "a\n"}))
 	if got := mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": f.Path("a.txt")})); got != "a\n" {
 		t.Errorf("a.txt holds %q", got)
 	}
-	mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "file:/etc/passwd"}),
-		"read /etc/passwd: ", "outside the allowed roots")
+	passwd := ostest.HostPath("/etc/passwd")
+	mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "file:" + mcpfstest.URIPath(passwd)}),
+		"read "+passwd+": ", "outside the allowed roots")
 	if _, err := os.Lstat(f.Path("file:")); err == nil {
 		t.Error("a directory named file: was made")
 	}

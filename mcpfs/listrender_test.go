@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -23,12 +24,21 @@ import (
 func TestRenderedListing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
+	// Names that need escaping, in the text and in the structured
+	// content; one is not UTF-8.
+	escaped := []string{`quote "q".txt`, "back\\slash", "<html>&amp", "tab\tname", "ünïcödé", "bad-\xff-utf8"}
+	if runtime.GOOS == "windows" {
+		// Windows forbids ", <, > and control characters in names, and
+		// \ separates them; a name that is not UTF-8 becomes one with
+		// U+FFFD. These need escaping all the same (U+2028 and U+2029
+		// in JSON, & as HTML).
+		escaped = []string{"line\u2028sep", "para\u2029sep", "&amp;", "ünïcödé", "bad-\xff-utf8", "it's"}
+	}
 	files := map[string]string{
 		"big.txt": strings.Repeat("a line of text, long enough to be lifted past mcp-go\n", 2000),
-		// Names that need escaping, in the text and in the structured
-		// content; one is not UTF-8.
-		`many/quote "q".txt`: "", "many/back\\slash": "", "many/<html>&amp": "",
-		"many/tab\tname": "", "many/ünïcödé": "", "many/bad-\xff-utf8": "",
+	}
+	for _, name := range escaped {
+		files["many/"+name] = ""
 	}
 	for i := range 100 {
 		files[fmt.Sprintf("many/file-%03d.txt", i)] = "x"
@@ -38,8 +48,15 @@ func TestRenderedListing(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(many, "sub"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("file-000.txt", filepath.Join(many, "link")); err != nil {
-		t.Fatal(err)
+	entries := 100 + len(escaped) + 1 // and sub
+	// A symlink, where a working one can be made.
+	if err := ostest.SymlinkErr(dir); err != nil {
+		t.Run("symlink", func(t *testing.T) { ostest.SkipWithoutSymlinks(t, err) })
+	} else {
+		if err := os.Symlink("file-000.txt", filepath.Join(many, "link")); err != nil {
+			t.Fatal(err)
+		}
+		entries++
 	}
 	ctx := t.Context()
 
@@ -90,25 +107,25 @@ func TestRenderedListing(t *testing.T) {
 		return kept
 	}
 
-	first := check("first listing", 108)
+	first := check("first listing", entries)
 	if err := os.WriteFile(filepath.Join(many, "added.txt"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	added := check("a file added", 109)
+	added := check("a file added", entries+1)
 	if added == first {
 		t.Error("a file added: the old render was reused")
 	}
 	if err := os.Remove(filepath.Join(many, "file-050.txt")); err != nil {
 		t.Fatal(err)
 	}
-	check("a file removed", 108)
+	check("a file removed", entries)
 	if err := os.Remove(filepath.Join(many, "file-051.txt")); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(many, "file-051.txt"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	r := check("a file replaced by a directory", 108)
+	r := check("a file replaced by a directory", entries)
 	if !strings.Contains(string(r.structured), `{"name":"file-051.txt","type":"directory"}`) {
 		t.Errorf("a file replaced by a directory: %.200s", r.structured)
 	}

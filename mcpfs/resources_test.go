@@ -24,6 +24,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
@@ -128,6 +129,17 @@ func readText(t *testing.T, c *client.Client, uri string) mcp.TextResourceConten
 	}
 	return *tc
 }
+
+// otherHostRefused is what the refusal of a file URI on the host
+// example.com, with a local file's path, says: that the host is not this
+// one, or on Windows, where another host names a share (RFC 8089,
+// \\example.com\share), that the drive (C:) is no share's name.
+var otherHostRefused = func() string {
+	if runtime.GOOS == "windows" {
+		return "server and share"
+	}
+	return `host "example.com"`
+}()
 
 // wantErr checks that err is an error whose text has every one of parts.
 func wantErr(t *testing.T, what string, err error, parts ...string) {
@@ -281,7 +293,7 @@ func TestReadResource(t *testing.T) {
 				t.Errorf("read a.txt = %+v", got)
 			}
 			// Percent-encoded, with the host localhost.
-			b := "file://localhost" + strings.ReplaceAll(filepath.ToSlash(f.Path("root/dir with space")), " ", "%20") + "/b%25.txt"
+			b := "file://localhost" + mcpfstest.URIPath(f.Path("root/dir with space")) + "/b%25.txt"
 			if got := readText(t, c, b); got.Text != "beta\r\n" || got.URI != b {
 				t.Errorf("read %s = %+v", b, got)
 			}
@@ -289,7 +301,7 @@ func TestReadResource(t *testing.T) {
 			// The scheme in any case (RFC 3986, 3.1); the result names
 			// the URI with it in lower case, its normal form.
 			for _, scheme := range []string{"FILE://", "File://localhost"} {
-				u := scheme + filepath.ToSlash(a)
+				u := scheme + mcpfstest.URIPath(a)
 				if got := readText(t, c, u); got.Text != "alpha\n" || got.URI != "file://"+u[len("file://"):] {
 					t.Errorf("read %s = %+v", u, got)
 				}
@@ -299,8 +311,8 @@ func TestReadResource(t *testing.T) {
 			wantErr(t, "outside the roots", err, fspath.FileURI(f.Path("outside.txt")), "outside the allowed roots")
 			_, err = readResource(t, c, fspath.FileURI(f.Path("root/../outside.txt")))
 			wantErr(t, "dot-dot out of the roots", err, "outside the allowed roots")
-			_, err = readResource(t, c, "file://example.com"+filepath.ToSlash(a))
-			wantErr(t, "another host", err, `host "example.com"`)
+			_, err = readResource(t, c, "file://example.com"+mcpfstest.URIPath(a))
+			wantErr(t, "another host", err, otherHostRefused)
 			_, err = readResource(t, c, fspath.FileURI(a)+"?x=1")
 			wantErr(t, "a query", err, "query")
 			_, err = readResource(t, c, fspath.FileURI(f.Path("root/missing.txt")))
@@ -403,15 +415,15 @@ func TestResourceUnsubscribe(t *testing.T) {
 
 	unsubscribe(t, c, cURI)
 	wantWatches(t, 1, "no file of sub/ is subscribed")
-	unsubscribe(t, c, cURI)                                     // again: nothing
-	unsubscribe(t, c, fspath.FileURI(f.Path("never.txt")))      // never subscribed: nothing
-	unsubscribe(t, c, "file://example.com"+f.Path("never.txt")) // not even ours: nothing
+	unsubscribe(t, c, cURI)                                                        // again: nothing
+	unsubscribe(t, c, fspath.FileURI(f.Path("never.txt")))                         // never subscribed: nothing
+	unsubscribe(t, c, "file://example.com"+mcpfstest.URIPath(f.Path("never.txt"))) // not even ours: nothing
 	burst(t, f.Path("sub/c.txt"), "x")
 	burst(t, f.Path("b.txt"), "y")
 	u.want(t, b, "sub/c.txt was unsubscribed")
 
 	// Another spelling of the same file ends the subscription too.
-	unsubscribe(t, c, "file://localhost"+filepath.ToSlash(f.Path("b.txt")))
+	unsubscribe(t, c, "file://localhost"+mcpfstest.URIPath(f.Path("b.txt")))
 	wantWatches(t, 0, "nothing is subscribed")
 	// The watcher is gone with the last subscription; the client's own
 	// goroutines remain.
@@ -457,14 +469,14 @@ func TestResourceSubscribeRefused(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false, "root")
 	f.WriteFile(t, "root/a.txt", "a\n")
 	f.WriteFile(t, "outside.txt", "x\n")
-	if err := os.Symlink(f.Path("outside.txt"), f.Path("root/link.txt")); err != nil {
-		t.Fatal(err)
-	}
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	outside := fspath.FileURI(f.Path("outside.txt"))
 	wantErr(t, "outside the roots", subscribe(t, c, outside), outside, "outside the allowed roots")
-	wantErr(t, "a symlink out of the roots", subscribe(t, c, fspath.FileURI(f.Path("root/link.txt"))), "outside the allowed roots")
-	wantErr(t, "another host", subscribe(t, c, "file://example.com"+filepath.ToSlash(f.Path("root/a.txt"))), `host "example.com"`)
+	if f.Symlinks(t) {
+		f.Symlink(t, f.Path("outside.txt"), "root/link.txt")
+		wantErr(t, "a symlink out of the roots", subscribe(t, c, fspath.FileURI(f.Path("root/link.txt"))), "outside the allowed roots")
+	}
+	wantErr(t, "another host", subscribe(t, c, "file://example.com"+mcpfstest.URIPath(f.Path("root/a.txt"))), otherHostRefused)
 	wantErr(t, "another scheme", subscribe(t, c, "https://example.com/a.txt"), "not a file:// URI")
 	wantErr(t, "a directory", subscribe(t, c, fspath.FileURI(f.Path("root"))), "is a directory")
 	wantErr(t, "a missing directory", subscribe(t, c, fspath.FileURI(f.Path("root/no/such.txt"))), "does not exist")
@@ -658,7 +670,7 @@ func TestResourceSubscribeOverStreams(t *testing.T) {
 			}
 			u := watchUpdates(c)
 			mustSubscribe(t, c, a)
-			wantErr(t, "outside the roots", subscribe(t, c, "file:///etc/hostname"), "outside the allowed roots")
+			wantErr(t, "outside the roots", subscribe(t, c, fspath.FileURI(ostest.HostPath("/etc/hostname"))), "outside the allowed roots")
 			burst(t, f.Path("a.txt"), "x")
 			u.want(t, a, "an update over "+tr.name)
 

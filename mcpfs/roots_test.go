@@ -8,7 +8,9 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -236,7 +238,9 @@ func TestClientRootsOutsideRefuseEverything(t *testing.T) {
 		t.Error("a client root outside the configured ones was used")
 	}
 	logs := f.Logs.String()
-	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "every path is refused") || !strings.Contains(logs, f.Path("b")) {
+	// The text log quotes the roots: a \ in a path (Windows) is doubled.
+	logged := strings.Trim(strconv.Quote(f.Path("b")), `"`)
+	if !strings.Contains(logs, "level=WARN") || !strings.Contains(logs, "every path is refused") || !strings.Contains(logs, logged) {
 		t.Errorf("no warning naming the client's roots:\n%s", logs)
 	}
 }
@@ -244,7 +248,13 @@ func TestClientRootsOutsideRefuseEverything(t *testing.T) {
 func TestClientRootsNonFileIgnored(t *testing.T) {
 	f := newRootsFixture(t, 0, ".")
 	roots := &clientRoots{}
-	roots.set("https://example.com/repo", "file://otherhost"+filepath.ToSlash(f.Path("a")), "not a uri\x7f")
+	// A file URI on another host is no local path; on Windows, where
+	// another host names a share (RFC 8089), one with a port is none.
+	otherHost := "file://otherhost"
+	if runtime.GOOS == "windows" {
+		otherHost += ":8080"
+	}
+	roots.set("https://example.com/repo", otherHost+mcpfstest.URIPath(f.Path("a")), "not a uri\x7f")
 	c := connectWithRoots(t, f, roots)
 
 	if !canRead(t, c, f.Path("b/other.txt")) {

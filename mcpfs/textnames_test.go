@@ -2,7 +2,9 @@ package mcpfs_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -32,11 +34,23 @@ func TestTextEscapesNames(t *testing.T) {
 	const lookalike = `"a\nb"`
 	f.WriteFile(t, "plain.txt", "needle\nneedle\vplain.txt:9:injected\nneedle\u2029x\nneedle\twith a tab\n"+
 		`"needle\nplain.txt:9:injected"`+"\n")
+	// A name the file system refuses (Windows: control characters, ", \)
+	// is left out, and what needs it.
+	var accepted, refused []string
 	for _, name := range append(evil, lookalike) {
 		if err := os.WriteFile(f.Path(name), []byte("needle\n"), 0o644); err != nil {
-			t.Skipf("this file system refuses the name %q: %v", name, err)
+			refused = append(refused, fmt.Sprintf("%q (%v)", name, err))
+			continue
 		}
+		accepted = append(accepted, name)
 	}
+	if len(refused) > 0 {
+		t.Run("refused names", func(t *testing.T) {
+			t.Skipf("this file system refuses the names %s", strings.Join(refused, ", "))
+		})
+	}
+	hasLookalike := slices.Contains(accepted, lookalike)
+	evil = slices.DeleteFunc(accepted, func(name string) bool { return name == lookalike })
 	for _, tc := range []struct {
 		tool string
 		args map[string]any
@@ -75,7 +89,7 @@ func TestTextEscapesNames(t *testing.T) {
 		case mcpfs.Grep:
 			wantLookalike = "\n" + f.Path(lookalike) + ":1:needle\n"
 		}
-		if !strings.Contains(txt+"\n", wantLookalike) {
+		if hasLookalike && !strings.Contains(txt+"\n", wantLookalike) {
 			t.Errorf("%s: the text lacks %q:\n%s", tc.tool, wantLookalike, txt)
 		}
 		if !strings.Contains(txt, "plain.txt") || strings.Contains(txt, `"plain.txt"`) {

@@ -73,7 +73,7 @@ func diskEnv(t testing.TB, max int64) *editEnv {
 }
 
 func memEnv(t *testing.T, withExt bool) *editEnv {
-	const dir = "/mem/root"
+	dir := ostest.HostPath("/mem/root")
 	mem := &fsruntimetest.MemFS{Max: mcpfstest.TestMaxFileSize, Roots: []string{dir}}
 	e := &editEnv{
 		Name: "mem",

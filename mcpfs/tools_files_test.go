@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -54,6 +56,30 @@ func connectChecked(t *testing.T, f *mcpfstest.Fixture, version string) *schemaC
 		}
 	}
 	return sc
+}
+
+// on returns c reporting to t, for a subtest.
+func (c *schemaClient) on(t *testing.T) *schemaClient {
+	on := *c
+	on.t = t
+	return &on
+}
+
+// keptMode returns the permissions and octal mode that get_file_info must
+// report for the file at p, which os.Chmod gave the ones written perms and
+// mode: those, but on Windows, which keeps only a read-only attribute
+// (0444 or 0666, and 0111 more for a directory), what os.Lstat says.
+func keptMode(t *testing.T, p, perms, mode string) (string, string) {
+	t.Helper()
+	if runtime.GOOS != "windows" {
+		return perms, mode
+	}
+	info, err := os.Lstat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := info.Mode().Perm()
+	return m.String()[1:], fmt.Sprintf("%04o", m)
 }
 
 // call calls a tool; a successful result must satisfy the output schema.
@@ -352,17 +378,17 @@ func TestGetFileInfo(t *testing.T) {
 			if err := os.Chtimes(f.Path("root/a.txt"), mtime, mtime); err != nil {
 				t.Fatal(err)
 			}
-			f.Symlink(t, f.Path("outside.txt"), "root/link")
 			c := connectChecked(t, f, era.Version)
 
 			var got fileInfoOut
 			text := c.ok(mcpfs.GetFileInfo, map[string]any{"path": "a.txt"}, &got)
+			perms, mode := keptMode(t, f.Path("root/a.txt"), "rw-r--r--", "0644")
 			want := fileInfoOut{Path: f.Path("root/a.txt"), Name: "a.txt", Type: "file", Size: 6,
-				Modified: "2024-02-29T12:30:45Z", Permissions: "rw-r--r--", Mode: "0644"}
+				Modified: "2024-02-29T12:30:45Z", Permissions: perms, Mode: mode}
 			if got != want {
 				t.Errorf("file: %+v, want %+v", got, want)
 			}
-			for _, part := range []string{want.Path, "file", "6 bytes", want.Modified, "rw-r--r--", "0644"} {
+			for _, part := range []string{want.Path, "file", "6 bytes", want.Modified, perms, mode} {
 				if !strings.Contains(text, part) {
 					t.Errorf("text %q does not mention %q", text, part)
 				}
@@ -370,13 +396,14 @@ func TestGetFileInfo(t *testing.T) {
 
 			got = fileInfoOut{}
 			c.ok(mcpfs.GetFileInfo, map[string]any{"path": f.Path("root/dir")}, &got)
-			if got.Type != "directory" || got.Permissions != "rwxr-x---" || got.Mode != "0750" || got.Name != "dir" {
-				t.Errorf("directory: %+v", got)
+			perms, mode = keptMode(t, f.Path("root/dir"), "rwxr-x---", "0750")
+			if got.Type != "directory" || got.Permissions != perms || got.Mode != mode || got.Name != "dir" {
+				t.Errorf("directory: %+v, want %s %s", got, perms, mode)
 			}
 			got = fileInfoOut{}
 			c.ok(mcpfs.GetFileInfo, map[string]any{"path": "sticky"}, &got)
-			if got.Permissions != "rwxrwxrwt" || got.Mode != "1777" {
-				t.Errorf("sticky directory: %+v, want rwxrwxrwt 1777", got)
+			if perms, mode := keptMode(t, f.Path("root/sticky"), "rwxrwxrwt", "1777"); got.Permissions != perms || got.Mode != mode {
+				t.Errorf("sticky directory: %+v, want %s %s", got, perms, mode)
 			}
 			// The root itself can be described.
 			got = fileInfoOut{}
@@ -386,11 +413,14 @@ func TestGetFileInfo(t *testing.T) {
 			}
 			// A symlink is described itself: its target outside is
 			// neither followed nor measured.
-			got = fileInfoOut{}
-			c.ok(mcpfs.GetFileInfo, map[string]any{"path": "link"}, &got)
-			if got.Type != "symlink" || got.Size != int64(len(f.Path("outside.txt"))) {
-				t.Errorf("symlink: %+v, want type symlink with the size of its target path", got)
-			}
+			t.Run("symlink", func(t *testing.T) {
+				f.Symlink(t, f.Path("outside.txt"), "root/link")
+				var got fileInfoOut
+				c.on(t).ok(mcpfs.GetFileInfo, map[string]any{"path": "link"}, &got)
+				if got.Type != "symlink" || got.Size != int64(len(f.Path("outside.txt"))) {
+					t.Errorf("symlink: %+v, want type symlink with the size of its target path", got)
+				}
+			})
 		})
 	}
 }
@@ -404,14 +434,38 @@ func TestListDirectory(t *testing.T) {
 			f.WriteFile(t, "dir/a.txt", "a")
 			f.WriteFile(t, "dir/sub/deep.txt", "deep")
 			f.Mkdir(t, "dir/empty")
-			f.Symlink(t, "a.txt", "dir/link")
-			ostest.Mkfifo(t, f.Path("dir/fifo"))
+			entries := []string{"a.txt:file", "b.txt:file", "empty:directory"}
+			// A named pipe and a symlink, where they can be made.
+			fifo := ostest.MkfifoErr(f.Path("dir/fifo"))
+			switch {
+			case errors.Is(fifo, ostest.ErrNoFifos):
+				t.Run("fifo", func(t *testing.T) { t.Skip(fifo) })
+			case fifo != nil:
+				t.Fatal(fifo)
+			default:
+				entries = append(entries, "fifo:other")
+			}
+			links := f.Symlinks(t)
+			if links {
+				f.Symlink(t, "a.txt", "dir/link")
+				entries = append(entries, "link:symlink")
+			}
+			entries = append(entries, "sub:directory")
 			if err := os.Chtimes(f.Path("dir/a.txt"), mtime, mtime); err != nil {
 				t.Fatal(err)
 			}
 			c := connectChecked(t, f, era.Version)
 
-			const want = "a.txt:file b.txt:file empty:directory fifo:other link:symlink sub:directory"
+			want := strings.Join(entries, " ")
+			// What the text shows of the fifo and the link, if made.
+			var special []string
+			if fifo == nil {
+				special = append(special, "[OTHER]   fifo")
+			}
+			if links {
+				special = append(special, "[SYMLINK] link")
+			}
+			count := fmt.Sprintf("%d entries", len(entries))
 			names := func(l listOut) string {
 				var names []string
 				for _, e := range l.Entries {
@@ -434,7 +488,7 @@ func TestListDirectory(t *testing.T) {
 					t.Errorf("%s without details: %+v", e.Name, e)
 				}
 			}
-			for _, part := range []string{f.Path("dir"), "6 entries", "[FILE]    a.txt\n", "[FILE]    b.txt\n", "[DIR]     sub/", "[SYMLINK] link", "[OTHER]   fifo"} {
+			for _, part := range append([]string{f.Path("dir"), count, "[FILE]    a.txt\n", "[FILE]    b.txt\n", "[DIR]     sub/"}, special...) {
 				if !strings.Contains(text, part) {
 					t.Errorf("text does not mention %q:\n%s", part, text)
 				}
@@ -459,7 +513,7 @@ func TestListDirectory(t *testing.T) {
 			if b := got.Entries[1]; b.Size == nil || *b.Size != 3 {
 				t.Errorf("b.txt: %+v", b)
 			}
-			for _, part := range []string{"6 entries", "[FILE]    a.txt  (1 byte, modified 2025-07-01T08:00:00Z)", "[FILE]    b.txt  (3 bytes", "[DIR]     sub/", "[SYMLINK] link", "[OTHER]   fifo"} {
+			for _, part := range append([]string{count, "[FILE]    a.txt  (1 byte, modified 2025-07-01T08:00:00Z)", "[FILE]    b.txt  (3 bytes", "[DIR]     sub/"}, special...) {
 				if !strings.Contains(text, part) {
 					t.Errorf("text with details does not mention %q:\n%s", part, text)
 				}
@@ -524,8 +578,19 @@ func TestDirectoryTree(t *testing.T) {
 				f.WriteFile(t, rel, "x")
 			}
 			f.Mkdir(t, "root/empty")
-			f.Symlink(t, f.Path("outside"), "root/out")    // leads out
-			f.Symlink(t, f.Path("root/src"), "root/again") // leads back in
+			links := f.Symlinks(t)
+			if links {
+				f.Symlink(t, f.Path("outside"), "root/out")    // leads out
+				f.Symlink(t, f.Path("root/src"), "root/again") // leads back in
+			}
+			// linked is a rendered tree without the links, if none
+			// could be made.
+			linked := func(tree string) string {
+				if links {
+					return tree
+				}
+				return strings.NewReplacer(" again@", "", " out@", "").Replace(tree)
+			}
 			c := connectChecked(t, f, era.Version)
 
 			for _, tc := range []struct {
@@ -553,9 +618,9 @@ func TestDirectoryTree(t *testing.T) {
 			} {
 				t.Run(tc.name, func(t *testing.T) {
 					var got treeOut
-					text := c.ok(mcpfs.DirectoryTree, tc.args, &got)
-					if s := render(got.Tree); s != tc.want {
-						t.Errorf("tree\n%s\nwant\n%s", s, tc.want)
+					text := c.on(t).ok(mcpfs.DirectoryTree, tc.args, &got)
+					if s, want := render(got.Tree), linked(tc.want); s != want {
+						t.Errorf("tree\n%s\nwant\n%s", s, want)
 					}
 					if got.Tree == nil {
 						t.Error("tree is null, want an array")
@@ -575,7 +640,11 @@ func TestDirectoryTree(t *testing.T) {
 			if got.Path != f.Path("root") || got.MaxDepth != mcpfs.DefaultTreeDepth {
 				t.Errorf("path %s, maxDepth %d", got.Path, got.MaxDepth)
 			}
-			for _, part := range []string{f.Path("root") + "/", "\n  a/\n    b/\n      c/ (not expanded: maxDepth)", "\n  out (symlink)", "maxDepth 3"} {
+			parts := []string{f.Path("root") + string(filepath.Separator) + "\n", "\n  a/\n    b/\n      c/ (not expanded: maxDepth)", "maxDepth 3"}
+			if links {
+				parts = append(parts, "\n  out (symlink)")
+			}
+			for _, part := range parts {
 				if !strings.Contains(text, part) {
 					t.Errorf("text does not contain %q:\n%s", part, text)
 				}
@@ -656,7 +725,6 @@ func TestMoveFile(t *testing.T) {
 			f.WriteFile(t, "root/dir/in.txt", "in")
 			f.WriteFile(t, "root/full/x.txt", "x")
 			f.Mkdir(t, "root/empty")
-			f.Symlink(t, "a.txt", "root/link")
 			c := connectChecked(t, f, era.Version)
 			root := f.Path("root")
 
@@ -698,10 +766,14 @@ func TestMoveFile(t *testing.T) {
 			f.MustExist(t, "root/b.txt", "a")
 
 			// A symlink moves itself.
-			c.ok(mcpfs.MoveFile, map[string]any{"source": "link", "destination": "link2"}, nil)
-			if dest, err := os.Readlink(f.Path("root/link2")); err != nil || dest != "a.txt" {
-				t.Errorf("link2 -> %q (%v), want a.txt", dest, err)
-			}
+			t.Run("symlink", func(t *testing.T) {
+				f.Symlink(t, "a.txt", "root/link") // dangling: a.txt was renamed
+				c.on(t).ok(mcpfs.MoveFile, map[string]any{"source": "link", "destination": "link2"}, nil)
+				if dest, err := os.Readlink(f.Path("root/link2")); err != nil || dest != "a.txt" {
+					t.Errorf("link2 -> %q (%v), want a.txt", dest, err)
+				}
+				f.MustNotExist(t, "root/link")
+			})
 
 			// Missing source.
 			c.fail(mcpfs.MoveFile, map[string]any{"source": "nope.txt", "destination": "x.txt"},
@@ -733,7 +805,6 @@ func TestDeleteFile(t *testing.T) {
 			f.WriteFile(t, "root/full/sub/x.txt", "x")
 			f.WriteFile(t, "outside/secret.txt", "secret")
 			f.Mkdir(t, "root/empty")
-			f.Symlink(t, f.Path("outside"), "root/outlink")
 			c := connectChecked(t, f, era.Version)
 			root := f.Path("root")
 
@@ -763,13 +834,16 @@ func TestDeleteFile(t *testing.T) {
 			f.MustNotExist(t, "root/full")
 
 			// A symlink is deleted, never its target, even recursively.
-			got = deleteOut{}
-			c.ok(mcpfs.DeleteFile, map[string]any{"path": "outlink", "recursive": true}, &got)
-			if got.Type != "symlink" {
-				t.Errorf("delete a symlink: %+v", got)
-			}
-			f.MustNotExist(t, "root/outlink")
-			f.MustExist(t, "outside/secret.txt", "secret")
+			t.Run("symlink", func(t *testing.T) {
+				f.Symlink(t, f.Path("outside"), "root/outlink")
+				var got deleteOut
+				c.on(t).ok(mcpfs.DeleteFile, map[string]any{"path": "outlink", "recursive": true}, &got)
+				if got.Type != "symlink" {
+					t.Errorf("delete a symlink: %+v", got)
+				}
+				f.MustNotExist(t, "root/outlink")
+				f.MustExist(t, "outside/secret.txt", "secret")
+			})
 
 			// A root can never be deleted, even recursively.
 			for _, p := range []string{".", root, root + "/", "sub/.."} {
@@ -792,26 +866,37 @@ func TestFileToolsPathAttacks(t *testing.T) {
 			f.WriteFile(t, "outside/secret.txt", "secret")
 			f.WriteFile(t, "rootx/secret.txt", "sibling")       // a prefix sibling
 			f.WriteFile(t, "root_backup/secret.txt", "sibling") // another
-			f.Symlink(t, f.Path("outside"), "root/outdir")
-			f.Symlink(t, f.Path("outside/secret.txt"), "root/outfile")
-			f.Symlink(t, "../rootx", "root/relout")
+			links := f.Symlinks(t)
+			if links {
+				f.Symlink(t, f.Path("outside"), "root/outdir")
+				f.Symlink(t, f.Path("outside/secret.txt"), "root/outfile")
+				f.Symlink(t, "../rootx", "root/relout")
+			}
 			c := connectChecked(t, f, era.Version)
 			root := f.Path("root")
 
 			// Paths that lead out of the root, each as given and as
-			// resolved (what the error must name).
-			attacks := []struct{ name, arg, resolved string }{
-				{"absolute", f.Path("outside/secret.txt"), f.Path("outside/secret.txt")},
-				{"dotdot", "../outside/secret.txt", f.Path("outside/secret.txt")},
-				{"deep dotdot", "indir/../../outside/secret.txt", f.Path("outside/secret.txt")},
-				{"prefix sibling", f.Path("rootx/secret.txt"), f.Path("rootx/secret.txt")},
-				{"prefix sibling dotdot", "../root_backup/secret.txt", f.Path("root_backup/secret.txt")},
-				{"symlinked directory", "outdir/secret.txt", filepath.Join(root, "outdir/secret.txt")},
-				{"relative symlink", "relout/secret.txt", filepath.Join(root, "relout/secret.txt")},
-				{"parent of root", "..", f.Dir},
+			// resolved (what the error must name), and whether it goes
+			// through a symlink.
+			attacks := []struct {
+				name, arg, resolved string
+				link                bool
+			}{
+				{"absolute", f.Path("outside/secret.txt"), f.Path("outside/secret.txt"), false},
+				{"dotdot", "../outside/secret.txt", f.Path("outside/secret.txt"), false},
+				{"deep dotdot", "indir/../../outside/secret.txt", f.Path("outside/secret.txt"), false},
+				{"prefix sibling", f.Path("rootx/secret.txt"), f.Path("rootx/secret.txt"), false},
+				{"prefix sibling dotdot", "../root_backup/secret.txt", f.Path("root_backup/secret.txt"), false},
+				{"symlinked directory", "outdir/secret.txt", filepath.Join(root, "outdir", "secret.txt"), true},
+				{"relative symlink", "relout/secret.txt", filepath.Join(root, "relout", "secret.txt"), true},
+				{"parent of root", "..", f.Dir, false},
 			}
 			for _, a := range attacks {
+				if a.link && !links {
+					continue
+				}
 				t.Run(a.name, func(t *testing.T) {
+					c := c.on(t)
 					for _, tc := range []struct {
 						tool string
 						args map[string]any
@@ -827,7 +912,7 @@ func TestFileToolsPathAttacks(t *testing.T) {
 					} {
 						resolved := a.resolved
 						if tc.tool == mcpfs.CreateDirectory {
-							resolved += "/new-dir"
+							resolved = filepath.Join(resolved, "new-dir")
 						}
 						c.fail(tc.tool, tc.args, resolved, "outside the allowed roots")
 					}
@@ -848,15 +933,17 @@ func TestFileToolsPathAttacks(t *testing.T) {
 			}
 			// The symlinks themselves are inside: described as links,
 			// and deleted as links, never through them.
-			var info fileInfoOut
-			c.ok(mcpfs.GetFileInfo, map[string]any{"path": "outfile"}, &info)
-			if info.Type != "symlink" {
-				t.Errorf("outfile: %+v", info)
+			if links {
+				var info fileInfoOut
+				c.ok(mcpfs.GetFileInfo, map[string]any{"path": "outfile"}, &info)
+				if info.Type != "symlink" {
+					t.Errorf("outfile: %+v", info)
+				}
+				c.fail(mcpfs.ListDirectory, map[string]any{"path": "outdir"}, "outside the allowed roots")
+				c.fail(mcpfs.DirectoryTree, map[string]any{"path": "outdir"}, "outside the allowed roots")
+				c.ok(mcpfs.DeleteFile, map[string]any{"path": "outfile"}, nil)
+				c.ok(mcpfs.DeleteFile, map[string]any{"path": "outdir", "recursive": true}, nil)
 			}
-			c.fail(mcpfs.ListDirectory, map[string]any{"path": "outdir"}, "outside the allowed roots")
-			c.fail(mcpfs.DirectoryTree, map[string]any{"path": "outdir"}, "outside the allowed roots")
-			c.ok(mcpfs.DeleteFile, map[string]any{"path": "outfile"}, nil)
-			c.ok(mcpfs.DeleteFile, map[string]any{"path": "outdir", "recursive": true}, nil)
 
 			for _, rel := range []string{"outside/secret.txt", "rootx/secret.txt", "root_backup/secret.txt"} {
 				want := "sibling"
@@ -884,7 +971,7 @@ func TestFileToolsPathAttacks(t *testing.T) {
 					if tool == mcpfs.MoveFile {
 						args = map[string]any{"source": tc.arg, "destination": "x"}
 					}
-					t.Run(name+"/"+tool, func(t *testing.T) { c.fail(tool, args, tc.want...) })
+					t.Run(name+"/"+tool, func(t *testing.T) { c.on(t).fail(tool, args, tc.want...) })
 				}
 				c.fail(mcpfs.MoveFile, map[string]any{"source": "in.txt", "destination": tc.arg}, tc.want...)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -92,12 +93,22 @@ type globOut struct {
 	Truncated bool `json:"truncated"`
 }
 
-// rel returns the paths of the matches relative to dir, a directory with a
-// trailing /.
+// relSlash returns p relative to dir, slash-separated, if p is below dir,
+// and p as it is otherwise.
+func relSlash(dir, p string) string {
+	rel, ok := strings.CutPrefix(p, dir+string(filepath.Separator))
+	if !ok {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+// rel returns the paths of the matches relative to dir, slash-separated,
+// a directory with a trailing /.
 func (g globOut) rel(dir string) []string {
 	out := []string{}
 	for _, m := range g.Matches {
-		p := strings.TrimPrefix(m.Path, dir+"/")
+		p := relSlash(dir, m.Path)
 		if m.Type == "directory" {
 			p += "/"
 		}
@@ -122,11 +133,12 @@ type grepOut struct {
 	SkippedUnreadable int  `json:"skippedUnreadable"`
 }
 
-// lines renders the matches as rel:line:text, rel relative to dir.
+// lines renders the matches as rel:line:text, rel relative to dir and
+// slash-separated.
 func (g grepOut) lines(dir string) []string {
 	out := []string{}
 	for _, m := range g.Matches {
-		out = append(out, fmt.Sprintf("%s:%d:%s", strings.TrimPrefix(m.Path, dir+"/"), m.Line, m.Text))
+		out = append(out, fmt.Sprintf("%s:%d:%s", relSlash(dir, m.Path), m.Line, m.Text))
 	}
 	return out
 }
@@ -229,7 +241,7 @@ func TestGlobTool(t *testing.T) {
 				{map[string]any{"pattern": "*"}, []string{"a/", "a-b.go", "a.go", "docs/", "main.go"}},
 				{map[string]any{"pattern": "a/**"}, []string{"a/", "a/b.go", "a/c.txt"}},
 				{map[string]any{"pattern": "{a,docs}/*.{go,md}"}, []string{"a/b.go", "docs/readme.md"}},
-				{map[string]any{"pattern": f.Dir + "/docs/*"}, []string{"docs/readme.md"}},
+				{map[string]any{"pattern": filepath.ToSlash(f.Dir) + "/docs/*"}, []string{"docs/readme.md"}},
 				{map[string]any{"pattern": "node_modules/**/*.go"}, []string{"node_modules/m/m.go"}},
 				{map[string]any{"pattern": ".git/*"}, []string{".git/x.go"}},
 				{map[string]any{"pattern": "*.rs"}, []string{}},
@@ -248,9 +260,9 @@ func TestGlobTool(t *testing.T) {
 			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "[a"}, `invalid glob pattern "[a"`)
 			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": "main.go"}, "glob "+f.Path("main.go"), "not a directory")
 			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": "nope"}, "glob "+f.Path("nope"), "does not exist")
-			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": "/"}, "outside the allowed roots")
+			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": ostest.HostPath("/")}, "outside the allowed roots")
 			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "../*"}, "outside the allowed roots")
-			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "/etc/*"}, "outside the allowed roots")
+			c.fail(t, mcpfs.Glob, map[string]any{"pattern": filepath.ToSlash(ostest.HostPath("/etc")) + "/*"}, "outside the allowed roots")
 			c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": "a\x00"}, "NUL")
 		})
 	}
@@ -357,7 +369,7 @@ func TestGrepTool(t *testing.T) {
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": ""}, "grep: invalid regular expression", "empty")
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "include": "[a"}, `invalid include pattern "[a"`)
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": "nope"}, "grep "+f.Path("nope"), "does not exist")
-			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": "/"}, "grep /", "outside the allowed roots")
+			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": ostest.HostPath("/")}, "grep "+ostest.HostPath("/"), "outside the allowed roots")
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": ".."}, "outside the allowed roots")
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "maxResults": 0}, "maxResults must be at least 1")
 			c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "context": 3}, "unknown argument")
@@ -417,7 +429,7 @@ func TestSearchToolsSymlinks(t *testing.T) {
 			c.ok(t, mcpfs.Glob, map[string]any{"pattern": "**", "path": root}, &g)
 			types := map[string]string{}
 			for _, m := range g.Matches {
-				types[strings.TrimPrefix(m.Path, root+"/")] = m.Type
+				types[relSlash(root, m.Path)] = m.Type
 			}
 			want := map[string]string{"in.txt": "file", "inner": "symlink", "link_dir": "symlink", "link_file": "symlink", "link_rel": "symlink"}
 			if fmt.Sprint(types) != fmt.Sprint(want) {
@@ -429,12 +441,12 @@ func TestSearchToolsSymlinks(t *testing.T) {
 				t.Errorf("grep = %q, want %q", got, want)
 			}
 			for _, link := range []string{"link_file", "link_dir", "link_rel"} {
-				c.fail(t, mcpfs.Grep, map[string]any{"pattern": "secret", "path": root + "/" + link}, "outside the allowed roots")
-				c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": root + "/" + link}, "outside the allowed roots")
+				c.fail(t, mcpfs.Grep, map[string]any{"pattern": "secret", "path": filepath.Join(root, link)}, "outside the allowed roots")
+				c.fail(t, mcpfs.Glob, map[string]any{"pattern": "*", "path": filepath.Join(root, link)}, "outside the allowed roots")
 				c.fail(t, mcpfs.Glob, map[string]any{"pattern": link + "/*", "path": root}, "outside the allowed roots")
 			}
 			// A link given as the path is resolved, inside the roots.
-			c.ok(t, mcpfs.Grep, map[string]any{"pattern": "inside", "path": root + "/inner"}, &r)
+			c.ok(t, mcpfs.Grep, map[string]any{"pattern": "inside", "path": filepath.Join(root, "inner")}, &r)
 			if got, want := r.lines(root), []string{"inner:1:inside"}; !slices.Equal(got, want) {
 				t.Errorf("grep in a link = %q, want %q", got, want)
 			}
@@ -446,7 +458,7 @@ func TestSearchToolsSymlinks(t *testing.T) {
 // editor: the search reads the disk, within the disk's roots.
 func TestSearchToolsThroughRouter(t *testing.T) {
 	dir := mcpfstest.NewFixture(t, false).Dir
-	if err := os.WriteFile(dir+"/a.txt", []byte("on disk\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("on disk\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	disk, err := fsruntime.OpenDisk([]string{dir}, fsruntime.DiskOptions{})
@@ -455,7 +467,7 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 	}
 	t.Cleanup(func() { disk.Close() })
 	editor := fsruntimetest.NewMemFS()
-	editor.WriteTextFile(t.Context(), dir+"/a.txt", "in the buffer\n")
+	editor.WriteTextFile(t.Context(), filepath.Join(dir, "a.txt"), "in the buffer\n")
 	router := fsruntime.NewRouter(fsruntime.RouterOptions{
 		Disk:   disk,
 		Editor: editor,
@@ -477,7 +489,7 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 	if got, want := g.rel(dir), []string{"a.txt"}; !slices.Equal(got, want) {
 		t.Errorf("glob through the router = %q, want %q", got, want)
 	}
-	c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": "/"}, "outside the allowed roots")
+	c.fail(t, mcpfs.Grep, map[string]any{"pattern": "x", "path": ostest.HostPath("/")}, "outside the allowed roots")
 }
 
 // TestSearchToolsUnsupported: a session FS that cannot walk has the tools,
@@ -485,13 +497,14 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 func TestSearchToolsUnsupported(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
-			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: "/work", FS: fsruntimetest.NewMemFS()}, mcpfs.Options{})
+			work := ostest.HostPath("/work")
+			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsruntimetest.NewMemFS()}, mcpfs.Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			c := mcpfstest.Connect(t, srv, era.Version)
-			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.Glob, map[string]any{"pattern": "*"}), "glob /work", "not supported")
-			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.Grep, map[string]any{"pattern": "x"}), "grep /work", "not supported")
+			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.Glob, map[string]any{"pattern": "*"}), "glob "+work, "not supported")
+			mcpfstest.WantError(t, mcpfstest.Call(t, c, mcpfs.Grep, map[string]any{"pattern": "x"}), "grep "+work, "not supported")
 		})
 	}
 }
@@ -499,22 +512,23 @@ func TestSearchToolsUnsupported(t *testing.T) {
 // TestSearchToolsInMemory searches an FS that walks but cannot open files,
 // which grep reads through ReadTextFile.
 func TestSearchToolsInMemory(t *testing.T) {
+	work := ostest.HostPath("/work")
 	fsys := fsruntimetest.NewExtMemFS()
-	fsys.WriteTextFile(t.Context(), "/work/src/a.go", "package a\nfunc A() {}\n")
-	fsys.WriteTextFile(t.Context(), "/work/b.txt", "func not go\n")
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: "/work", FS: fsys}, mcpfs.Options{})
+	fsys.WriteTextFile(t.Context(), filepath.Join(work, "src", "a.go"), "package a\nfunc A() {}\n")
+	fsys.WriteTextFile(t.Context(), filepath.Join(work, "b.txt"), "func not go\n")
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsys}, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := connectSearch(t, srv, mcp.LATEST_PROTOCOL_VERSION)
 	var g globOut
 	c.ok(t, mcpfs.Glob, map[string]any{"pattern": "**/*.go"}, &g)
-	if got, want := g.rel("/work"), []string{"src/a.go"}; !slices.Equal(got, want) {
+	if got, want := g.rel(work), []string{"src/a.go"}; !slices.Equal(got, want) {
 		t.Errorf("glob = %q, want %q", got, want)
 	}
 	var r grepOut
 	c.ok(t, mcpfs.Grep, map[string]any{"pattern": "func", "include": "*.go"}, &r)
-	if got, want := r.lines("/work"), []string{"src/a.go:2:func A() {}"}; !slices.Equal(got, want) {
+	if got, want := r.lines(work), []string{"src/a.go:2:func A() {}"}; !slices.Equal(got, want) {
 		t.Errorf("grep = %q, want %q", got, want)
 	}
 }
@@ -531,33 +545,47 @@ func TestSearchToolsPathAttacks(t *testing.T) {
 			f.WriteFile(t, "outside/secret.txt", "secret")
 			f.WriteFile(t, "rootx/secret.txt", "sibling")
 			f.WriteFile(t, "root_backup/secret.txt", "sibling")
-			f.Symlink(t, f.Path("outside"), "root/outdir")
-			f.Symlink(t, f.Path("outside/secret.txt"), "root/outfile")
-			f.Symlink(t, "../rootx", "root/relout")
+			links := f.Symlinks(t)
+			if links {
+				f.Symlink(t, f.Path("outside"), "root/outdir")
+				f.Symlink(t, f.Path("outside/secret.txt"), "root/outfile")
+				f.Symlink(t, "../rootx", "root/relout")
+			}
 			c := connectSearch(t, f.Srv, era.Version)
 			root := f.Path("root")
+			fsRoot := ostest.HostPath("/")
 
-			for _, a := range []struct{ name, arg, resolved string }{
-				{"absolute", f.Path("outside"), f.Path("outside")},
-				{"absolute file", f.Path("outside/secret.txt"), f.Path("outside/secret.txt")},
-				{"dotdot", "../outside", f.Path("outside")},
-				{"deep dotdot", "indir/../../outside", f.Path("outside")},
-				{"prefix sibling", f.Path("rootx"), f.Path("rootx")},
-				{"prefix sibling dotdot", "../root_backup", f.Path("root_backup")},
-				{"symlinked directory", "outdir", filepath.Join(root, "outdir")},
-				{"file through a symlinked directory", "outdir/secret.txt", filepath.Join(root, "outdir/secret.txt")},
-				{"symlinked file", "outfile", filepath.Join(root, "outfile")},
-				{"relative symlink", "relout", filepath.Join(root, "relout")},
-				{"parent of root", "..", f.Dir},
-				{"file system root", "/", "/"},
+			for _, a := range []struct {
+				name, arg, resolved string
+				link                bool // through a symlink
+			}{
+				{"absolute", f.Path("outside"), f.Path("outside"), false},
+				{"absolute file", f.Path("outside/secret.txt"), f.Path("outside/secret.txt"), false},
+				{"dotdot", "../outside", f.Path("outside"), false},
+				{"deep dotdot", "indir/../../outside", f.Path("outside"), false},
+				{"prefix sibling", f.Path("rootx"), f.Path("rootx"), false},
+				{"prefix sibling dotdot", "../root_backup", f.Path("root_backup"), false},
+				{"symlinked directory", "outdir", filepath.Join(root, "outdir"), true},
+				{"file through a symlinked directory", "outdir/secret.txt", filepath.Join(root, "outdir", "secret.txt"), true},
+				{"symlinked file", "outfile", filepath.Join(root, "outfile"), true},
+				{"relative symlink", "relout", filepath.Join(root, "relout"), true},
+				{"parent of root", "..", f.Dir, false},
+				{"file system root", fsRoot, fsRoot, false},
 			} {
+				if a.link && !links {
+					continue
+				}
 				t.Run(a.name, func(t *testing.T) {
 					c.fail(t, mcpfs.Glob, map[string]any{"pattern": "**", "path": a.arg}, "glob "+a.resolved+":", "outside the allowed roots")
 					c.fail(t, mcpfs.Grep, map[string]any{"pattern": "secret|sibling", "path": a.arg}, "grep "+a.resolved+":", "outside the allowed roots")
 				})
 			}
 			// Patterns whose literal start leads out.
-			for _, pat := range []string{"../outside/*", "../**", f.Path("outside") + "/*", "/**/secret.txt", "outdir/*", "relout/**", "indir/../../outside/*"} {
+			patterns := []string{"../outside/*", "../**", filepath.ToSlash(f.Path("outside")) + "/*", filepath.ToSlash(fsRoot) + "**/secret.txt", "indir/../../outside/*"}
+			if links {
+				patterns = append(patterns, "outdir/*", "relout/**")
+			}
+			for _, pat := range patterns {
 				c.fail(t, mcpfs.Glob, map[string]any{"pattern": pat}, "outside the allowed roots")
 			}
 			// Symlinks found while walking are listed, never entered.

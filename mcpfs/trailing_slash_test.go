@@ -1,12 +1,14 @@
 package mcpfs_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -16,11 +18,17 @@ import (
 func TestTrailingSlashOnAFile(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "file.txt", "keep\n")
-	f.Symlink(t, "file.txt", "linkfile")
+	links := f.Symlinks(t)
+	if links {
+		f.Symlink(t, "file.txt", "linkfile")
+	}
 	file := f.Path("file.txt")
 	c := connectChecked(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 
-	paths := []string{"file.txt/", "file.txt/.", "file.txt//", file + "/", fspath.FileURI(file) + "/", fspath.FileURI(file) + "%2F", "linkfile/"}
+	paths := []string{"file.txt/", "file.txt/.", "file.txt//", file + "/", fspath.FileURI(file) + "/", fspath.FileURI(file) + "%2F"}
+	if links {
+		paths = append(paths, "linkfile/")
+	}
 	for _, p := range paths {
 		calls := []struct {
 			tool string
@@ -55,12 +63,15 @@ func TestTrailingSlashOnAFile(t *testing.T) {
 	// A destination that ends in / names a directory too: a file cannot
 	// be moved there.
 	c.fail(mcpfs.MoveFile, map[string]any{"source": "file.txt", "destination": "new.txt/"},
-		f.Path("new.txt")+"/", "not a directory", "the source is a file")
+		f.Path("new.txt")+string(filepath.Separator), "not a directory", "the source is a file")
 	// What is wrong with the destination itself comes first.
-	c.fail(mcpfs.MoveFile, map[string]any{"source": "file.txt", "destination": "/"}, "move /:", "outside the allowed roots")
+	fsRoot := ostest.HostPath("/")
+	c.fail(mcpfs.MoveFile, map[string]any{"source": "file.txt", "destination": fsRoot}, "move "+fsRoot+":", "outside the allowed roots")
 
 	f.MustExist(t, "file.txt", "keep\n")
-	f.MustExist(t, "linkfile")
+	if links {
+		f.MustExist(t, "linkfile")
+	}
 	f.MustNotExist(t, "moved")
 	f.MustNotExist(t, "new.txt")
 	f.MustNotExist(t, "file.txt/sub")
@@ -74,7 +85,6 @@ func TestTrailingSlashOnADirectory(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "dir/a.txt", "needle\n")
 	f.Mkdir(t, "dir/sub")
-	f.Symlink(t, "dir", "linkdir")
 	c := connectChecked(t, f, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 
 	for _, p := range []string{"dir/", "dir/.", fspath.FileURI(f.Path("dir")) + "/"} {
@@ -105,26 +115,30 @@ func TestTrailingSlashOnADirectory(t *testing.T) {
 		}
 	}
 
-	// A symlink to a directory, with a /, is the directory for the tools
-	// that read it.
-	var info fileInfoOut
-	c.ok(mcpfs.GetFileInfo, map[string]any{"path": "linkdir/"}, &info)
-	if info.Type != "directory" || info.Path != f.Path("linkdir") || info.Name != "linkdir" {
-		t.Errorf("get_file_info linkdir/ = %+v, want the directory it leads to", info)
-	}
-	var grep grepOut
-	c.ok(mcpfs.Grep, map[string]any{"pattern": "needle", "path": "linkdir/"}, &grep)
-	if len(grep.Matches) != 1 {
-		t.Errorf("grep linkdir/ = %+v, want the line of a.txt", grep)
-	}
-	// Moving or deleting it is refused: both act on the link itself.
-	c.fail(mcpfs.DeleteFile, map[string]any{"path": "linkdir/", "recursive": true},
-		f.Path("linkdir")+"/", "not a directory", "symlink")
-	c.fail(mcpfs.MoveFile, map[string]any{"source": "linkdir/", "destination": "moved"},
-		f.Path("linkdir")+"/", "not a directory", "symlink")
-	f.MustExist(t, "linkdir")
-	f.MustExist(t, "dir/a.txt", "needle\n")
-	f.MustNotExist(t, "moved")
+	t.Run("symlink", func(t *testing.T) {
+		f.Symlink(t, "dir", "linkdir")
+		c := c.on(t)
+		// A symlink to a directory, with a /, is the directory for the
+		// tools that read it.
+		var info fileInfoOut
+		c.ok(mcpfs.GetFileInfo, map[string]any{"path": "linkdir/"}, &info)
+		if info.Type != "directory" || info.Path != f.Path("linkdir") || info.Name != "linkdir" {
+			t.Errorf("get_file_info linkdir/ = %+v, want the directory it leads to", info)
+		}
+		var grep grepOut
+		c.ok(mcpfs.Grep, map[string]any{"pattern": "needle", "path": "linkdir/"}, &grep)
+		if len(grep.Matches) != 1 {
+			t.Errorf("grep linkdir/ = %+v, want the line of a.txt", grep)
+		}
+		// Moving or deleting it is refused: both act on the link itself.
+		c.fail(mcpfs.DeleteFile, map[string]any{"path": "linkdir/", "recursive": true},
+			f.Path("linkdir")+string(filepath.Separator), "not a directory", "symlink")
+		c.fail(mcpfs.MoveFile, map[string]any{"source": "linkdir/", "destination": "moved"},
+			f.Path("linkdir")+string(filepath.Separator), "not a directory", "symlink")
+		f.MustExist(t, "linkdir")
+		f.MustExist(t, "dir/a.txt", "needle\n")
+		f.MustNotExist(t, "moved")
+	})
 
 	// A missing path says so.
 	c.fail(mcpfs.GetFileInfo, map[string]any{"path": "missing/"}, "stat "+f.Path("missing"), "does not exist")

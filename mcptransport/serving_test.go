@@ -110,7 +110,13 @@ func toolAnswers(t *testing.T, connect func(*testing.T, *mcpfstest.Fixture) *cli
 		{mcpfs.DeleteFile, map[string]any{"path": "d/e/w.txt"}},
 	}
 	quoted := func(p string) string { q, _ := json.Marshal(p); return string(q[1 : len(q)-1]) }
-	dir, parent := quoted(f.Dir), quoted(filepath.Dir(f.Dir))
+	// The directories as paths, and as the paths of file URIs
+	// (/C:/... on Windows), the directory before its parent.
+	var dirs []string
+	for _, d := range []string{f.Dir, filepath.Dir(f.Dir)} {
+		dirs = append(dirs, quoted(d), quoted(mcpfstest.URIPath(d)))
+	}
+	names := strings.NewReplacer(dirs[0], "<dir>", dirs[1], "<dir>", dirs[2], "<parent>", dirs[3], "<parent>")
 	var answers []string
 	for _, call := range calls {
 		res := mcpfstest.Call(t, c, call.tool, call.args)
@@ -118,8 +124,7 @@ func toolAnswers(t *testing.T, connect func(*testing.T, *mcpfstest.Fixture) *cli
 		if err != nil {
 			t.Fatal(err)
 		}
-		answer := strings.ReplaceAll(string(b), dir, "<dir>")
-		answers = append(answers, strings.ReplaceAll(answer, parent, "<parent>"))
+		answers = append(answers, names.Replace(string(b)))
 	}
 	return answers
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -88,13 +90,20 @@ func TestStdioWritesOnlyProtocol(t *testing.T) {
 	if got, _ := json.Marshal(results[2]["content"]); string(got) != `[{"text":"a\n","type":"text"}]` {
 		t.Errorf("read result content %s", got)
 	}
-	if results[3]["isError"] != true || !strings.Contains(string(must(json.Marshal(results[3]))), f.Path("nope")) {
+	if results[3]["isError"] != true || !strings.Contains(string(must(json.Marshal(results[3]))), jsonText(f.Path("nope"))) {
 		t.Errorf("missing file result %v", results[3])
 	}
 	toServer.Close()
 	if err := <-listened; err != nil {
 		t.Errorf("ServeStdio: %v", err)
 	}
+}
+
+// jsonText returns s as it is written in a JSON string, without the
+// quotes: a \ in a path (Windows) is doubled.
+func jsonText(s string) string {
+	q := must(json.Marshal(s))
+	return string(q[1 : len(q)-1])
 }
 
 func must[T any](v T, err error) T {
@@ -145,7 +154,8 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 			return "", &fs.PathError{Op: "read", Path: path, Err: ctx.Err()}
 		}
 	}}
-	files := mcpfs.Files{WorkDir: "/w", FS: fsys}
+	work, b := ostest.HostPath("/w"), ostest.HostPath("/b.txt")
+	files := mcpfs.Files{WorkDir: work, FS: fsys}
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +164,7 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":"two","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`,
-		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/b.txt"}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"` + jsonText(b) + `"}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"c.txt"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4}}`,
 	}, "\n") + "\n"), eof: make(chan struct{})}
@@ -169,7 +179,11 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 		t.Fatalf("ServeStdio: %v", err)
 	}
 	got := out.String()
-	for _, want := range []string{`"id":1,"result"`, `"id":"two","result":{"content":[{"type":"text","text":"content of /w/a.txt"}]`, `"id":3,"result":{"content":[{"type":"text","text":"content of /b.txt"}]`} {
+	for _, want := range []string{
+		`"id":1,"result"`,
+		`"id":"two","result":{"content":[{"type":"text","text":"content of ` + jsonText(filepath.Join(work, "a.txt")) + `"}]`,
+		`"id":3,"result":{"content":[{"type":"text","text":"content of ` + jsonText(b) + `"}]`,
+	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %s:\n%s", want, got)
 		}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -41,7 +43,7 @@ func (f blockingFS) ReadTextFile(ctx context.Context, path string, _, _ int) (st
 func TestServeConnCancelsAfterTheDrainTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fsys := blockingFS{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
-		files := mcpfs.Files{WorkDir: "/w", FS: fsys}
+		files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
 		srv, err := mcpfs.NewServer(files, mcpfs.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -110,13 +112,14 @@ func (f *memFS) WriteTextFile(_ context.Context, path, text string) error {
 // after its response is written.
 func TestServeConnLargeTextsInFlight(t *testing.T) {
 	const n = 24
+	work := ostest.HostPath("/w")
 	fsys := &memFS{files: map[string]string{}}
 	texts := make([]string, n)
 	for i := range texts {
 		texts[i] = fmt.Sprintf("text %d\n", i) + mcptest.HardText(40<<10+i*999)
-		fsys.files[fmt.Sprintf("/w/r%d.txt", i)] = texts[i]
+		fsys.files[filepath.Join(work, fmt.Sprintf("r%d.txt", i))] = texts[i]
 	}
-	files := mcpfs.Files{WorkDir: "/w", FS: fsys}
+	files := mcpfs.Files{WorkDir: work, FS: fsys}
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -172,7 +175,7 @@ func TestServeConnLargeTextsInFlight(t *testing.T) {
 		t.Fatalf("serveConn: %v after %d of %d responses", err, seen, 2*n)
 	}
 	for i := range n {
-		if got := fsys.files[fmt.Sprintf("/w/w%d.txt", i)]; got != texts[n-1-i] {
+		if got := fsys.files[filepath.Join(work, fmt.Sprintf("w%d.txt", i))]; got != texts[n-1-i] {
 			t.Errorf("write %d stored %d bytes, want its own %d", i, len(got), len(texts[n-1-i]))
 		}
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
@@ -235,7 +236,7 @@ func TestStdioBoundsRequestsInFlight(t *testing.T) {
 			return "", ctx.Err()
 		}
 	}}
-	files := mcpfs.Files{WorkDir: "/w", FS: fsys}
+	files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -187,7 +187,7 @@ func (panicFS) ReadTextFile(context.Context, string, int, int) (string, error) {
 
 // A panicking handler is answered as mcp-go's recovery answers it.
 func TestToolCallRecoversAsMCPGo(t *testing.T) {
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: "/w", FS: panicFS{}}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: panicFS{}}, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestToolCallRecoversAsMCPGo(t *testing.T) {
 // call is answered.
 func TestServeConnCancelsPlainToolCall(t *testing.T) {
 	fsys := blockingFS{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
-	files := mcpfs.Files{WorkDir: "/w", FS: fsys}
+	files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
 	if err != nil {
 		t.Fatal(err)

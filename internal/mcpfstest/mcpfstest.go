@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -17,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
@@ -44,6 +47,9 @@ type Fixture struct {
 	Files mcpfs.Files
 	Srv   *server.MCPServer
 	Logs  *mcptest.SyncBuffer // the server's log, at debug level
+
+	linkProbe sync.Once
+	linkErr   error // why no working symlink can be made in Dir
 }
 
 // NewFixture returns a fixture whose roots are roots, relative to its
@@ -98,6 +104,12 @@ func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixtur
 // Path returns the absolute path of rel in the fixture's directory.
 func (f *Fixture) Path(rel string) string { return filepath.Join(f.Dir, filepath.FromSlash(rel)) }
 
+// URIPath returns the path part of the file URI of the absolute path p, as
+// it follows "file://": p itself, percent-encoded, on Unix (/tmp/x),
+// /C:/tmp/x on Windows. A test puts a scheme and host of its choosing
+// before it ("file://localhost"+URIPath(p)).
+func URIPath(p string) string { return strings.TrimPrefix(fspath.FileURI(p), "file://") }
+
 // WriteFile creates rel with content, and any parent directories.
 func (f *Fixture) WriteFile(t testing.TB, rel, content string) {
 	t.Helper()
@@ -135,11 +147,37 @@ func (f *Fixture) Mkdir(t testing.TB, rel string) {
 	}
 }
 
+// Symlink makes rel a symbolic link to target (slash-separated if
+// relative). The test skips, saying why, if no working link can be made in
+// the fixture's directory ([Fixture.SymlinkErr]): call it in the subtest
+// that needs the link.
 func (f *Fixture) Symlink(t testing.TB, target, rel string) {
 	t.Helper()
-	if err := os.Symlink(target, f.Path(rel)); err != nil {
+	ostest.SkipWithoutSymlinks(t, f.SymlinkErr())
+	if err := os.Symlink(filepath.FromSlash(target), f.Path(rel)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// SymlinkErr reports why no working symbolic link can be made in the
+// fixture's directory, or nil if one can ([ostest.SymlinkErr], probed
+// once): on Windows the process may lack the right, and under Wine links
+// do not work.
+func (f *Fixture) SymlinkErr() error {
+	f.linkProbe.Do(func() { f.linkErr = ostest.SymlinkErr(f.Dir) })
+	return f.linkErr
+}
+
+// Symlinks reports whether working symbolic links can be made in the
+// fixture's directory. If not, a subtest "symlinks" of t is skipped,
+// saying why, to show that t leaves out what needs them.
+func (f *Fixture) Symlinks(t *testing.T) bool {
+	t.Helper()
+	err := f.SymlinkErr()
+	if err != nil {
+		t.Run("symlinks", func(t *testing.T) { ostest.SkipWithoutSymlinks(t, err) })
+	}
+	return err == nil
 }
 
 // Transport returns the options that serve the fixture's server, logging
@@ -178,13 +216,38 @@ func (s Serving) Transport(t testing.TB, f *Fixture) mcptransport.Options {
 // version.
 func Connect(t testing.TB, srv *server.MCPServer, version string, opts ...client.ClientOption) *client.Client {
 	t.Helper()
-	c, err := client.NewInProcessClientWithOptions(srv, opts...)
+	c, err := newInProcessClient(srv, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
 	mcptest.Initialize(t, c, version)
 	return c
+}
+
+// inProcess is when the last in-process client was made, by the wall
+// clock in nanoseconds.
+var inProcess struct {
+	sync.Mutex
+	last int64
+}
+
+// newInProcessClient makes an in-process client of srv with a session id
+// of its own. mcp-go names an in-process session by the wall clock in
+// nanoseconds (server.GenerateInProcessSessionID), which on Windows moves
+// in steps of up to milliseconds: two clients made in a row would get the
+// same id, and the second could not register with the server ("session
+// already exists"). So each waits until the clock has moved on since the
+// last one was made.
+func newInProcessClient(srv *server.MCPServer, opts ...client.ClientOption) (*client.Client, error) {
+	inProcess.Lock()
+	defer inProcess.Unlock()
+	for time.Now().UnixNano() == inProcess.last {
+		time.Sleep(50 * time.Microsecond)
+	}
+	c, err := client.NewInProcessClientWithOptions(srv, opts...)
+	inProcess.last = time.Now().UnixNano()
+	return c, err
 }
 
 // Tools returns the tools c's server lists, by name.

@@ -25,10 +25,13 @@ func ProcessGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.
 // Mkfifo makes a named pipe at path.
 func Mkfifo(t testing.TB, path string) {
 	t.Helper()
-	if err := unix.Mkfifo(path, 0o644); err != nil {
+	if err := MkfifoErr(path); err != nil {
 		t.Fatal(err)
 	}
 }
+
+// MkfifoErr makes a named pipe at path, or returns why it cannot.
+func MkfifoErr(path string) error { return unix.Mkfifo(path, 0o644) }
 
 // MaxRSS returns the most memory this process has held, in MiB.
 func MaxRSS() (float64, bool) {

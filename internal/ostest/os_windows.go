@@ -39,6 +39,10 @@ func Mkfifo(t testing.TB, path string) {
 	t.Skip("Windows has no named pipes in the file system")
 }
 
+// MkfifoErr returns ErrNoFifos: Windows has no named pipes in the file
+// system.
+func MkfifoErr(path string) error { return ErrNoFifos }
+
 // MaxRSS is not measured here.
 func MaxRSS() (float64, bool) { return 0, false }
 

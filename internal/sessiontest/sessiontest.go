@@ -66,13 +66,17 @@ func NewBridge(t testing.TB, ed *fsruntimetest.Editor) *bridge.Bridge {
 	return b
 }
 
-// OpenSession opens a session of b in cwd, bound to id.
+// OpenSession opens a session of b in cwd, bound to id, and closes it
+// when the test ends. The cleanup runs before those registered earlier:
+// before the removal of a cwd that Workspace made after NewBridge, which
+// Windows refuses while the session holds the directory open.
 func OpenSession(t testing.TB, b *bridge.Bridge, cwd, id string) *bridge.Session {
 	t.Helper()
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: cwd})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	s.Bind(id)
 	return s
 }

@@ -136,7 +136,7 @@ func readText(t *testing.T, c *client.Client, uri string) mcp.TextResourceConten
 // \\example.com\share), that the drive (C:) is no share's name.
 var otherHostRefused = func() string {
 	if runtime.GOOS == "windows" {
-		return "server and share"
+		return "cannot be a UNC path's server or share name"
 	}
 	return `host "example.com"`
 }()

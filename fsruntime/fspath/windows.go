@@ -45,8 +45,9 @@ func parseWin(p string) (winPath, error) {
 			return winPath{}, errUNCPath
 		}
 		for _, name := range []string{server, share} {
-			if err := checkWinName(name); err != nil {
-				return winPath{}, fmt.Errorf("a UNC path's server and share: %w", err)
+			if checkWinName(name) != nil {
+				return winPath{}, fmt.Errorf(`%q cannot be a UNC path's server or share name (\server\share\dir
+ame; a file:// URI with a host names a share: file://server/share/dir/name)`, name)
 			}
 		}
 		if rest != "" || sep(p[len(p)-1]) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -179,8 +180,8 @@ func serveOverlong(t *testing.T, n, m int64) int64 {
 	if r := c.response(4); r.Error != nil || strings.Contains(string(r.Result), `"isError":true`) {
 		t.Errorf("a write after the overlong lines: %s %+v", r.Result, r.Error)
 	}
-	wantFile(t, dir+"/small.txt", "small\n")
-	wantNoFile(t, dir+"/big.txt")
+	wantFile(t, filepath.Join(dir, "small.txt"), "small\n")
+	wantNoFile(t, filepath.Join(dir, "big.txt"))
 	p.closeStdin()
 	return peakRSS(p)
 }
@@ -340,7 +341,7 @@ func TestServeHTTPRefusesOverlongInput(t *testing.T) {
 			t.Errorf("a resources/read of %d MiB (length known: %v): status %d, body %.300s; want the limit named", smallOverlong>>20, known, status, body)
 		}
 	}
-	wantNoFile(t, dir+"/big.txt")
+	wantNoFile(t, filepath.Join(dir, "big.txt"))
 	s.stop()
 }
 
@@ -392,12 +393,12 @@ func TestProxyEditorTimeout(t *testing.T) {
 		dir := tempDir(t)
 		putFiles(t, dir, diskFiles)
 		bufs := buffers(dir, bufferFiles)
-		bufs.Set(dir+"/slow.txt", "slow\n")
+		bufs.Set(filepath.Join(dir, "slow.txt"), "slow\n")
 		r := startProxy(t, proxyOptions{mode: mode, proxyFlags: []string{"--editor-timeout", "1s"},
 			editor: fakeeditor.Options{ReadTextFile: true, Buffers: bufs, Hold: holdSlow}})
 		s := r.newSession(dir, nil)
 		reps := r.mustPrompt(s, readStep("slow.txt"), readStep("a.txt"))
-		wantToolError(t, reps[1], "fs/read_text_file", dir+"/slow.txt", "within 1s")
+		wantToolError(t, reps[1], "fs/read_text_file", filepath.Join(dir, "slow.txt"), "within 1s")
 		wantText(t, reps[2], "buffer a\n")
 
 		var reads []fakeeditor.Message
@@ -457,7 +458,7 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 	}
 	t.Logf("kill times from seed %d (%s=%[1]d repeats them)", seed, killSeedEnv)
 	dir := tempDir(t)
-	path := dir + "/target.txt"
+	path := filepath.Join(dir, "target.txt")
 	contents := [2]string{
 		strings.Repeat("A "+strings.Repeat("a", 61)+"\n", 3<<20/64),
 		strings.Repeat("B "+strings.Repeat("b", 61)+"\n", 2<<20/64),
@@ -513,7 +514,7 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 				continue
 			}
 			leftovers++
-			left, _ := os.ReadFile(dir + "/" + e.Name())
+			left, _ := os.ReadFile(filepath.Join(dir, e.Name()))
 			whole := string(left) == contents[0] || string(left) == contents[1]
 			// A named temporary file (no O_TMPFILE) is there from the start,
 			// so a kill mid-write leaves it cut short.
@@ -521,7 +522,7 @@ func TestServeWritesSurviveSIGKILL(t *testing.T) {
 			if !strings.HasPrefix(e.Name(), ".target.txt.tmp-") || !whole && !cut {
 				t.Errorf("kill %d left %s, of %d bytes, which is not a temporary copy of either content", i, e.Name(), len(left))
 			}
-			os.Remove(dir + "/" + e.Name())
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 	t.Logf("%d kills of serve: the file changed %d times; %d temporary files were left", i, changed, leftovers)

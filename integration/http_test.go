@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -41,12 +40,18 @@ func startHTTP(t *testing.T, root string, env []string, extra ...string) *httpSe
 	return &httpServer{proc: p, url: m[1], line: line}
 }
 
-// stop ends the server with SIGTERM; it must exit with status 0, having
-// written nothing on stdout.
+// stop ends the server with SIGTERM (stopSignal: os.Interrupt on
+// Windows); it must exit with status 0, having written nothing on stdout.
+// Where the system cannot send the signal (as Wine cannot), it kills the
+// server instead, saying so: TestStdioSignal is skipped there.
 func (s *httpServer) stop() {
 	s.t.Helper()
-	if code := s.signal(syscall.SIGTERM); code != 0 {
-		s.t.Errorf("serve --http exited with status %d on SIGTERM, want 0", code)
+	if code, err := s.trySignal(stopSignal); err != nil {
+		s.t.Logf("serve --http cannot be asked to stop here, so it is killed, and its exit status is not checked: %v", err)
+		s.cmd.Process.Kill()
+		s.wait("a kill")
+	} else if code != 0 {
+		s.t.Errorf("serve --http exited with status %d on %v, want 0", code, stopSignal)
 	}
 	if out := s.stdout.String(); out != "" {
 		s.t.Errorf("serve --http wrote on stdout: %q", truncate(out, 200))

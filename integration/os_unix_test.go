@@ -3,9 +3,25 @@
 package integration
 
 import (
+	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 )
+
+// exeSuffix ends the name of a binary that go build makes.
+const exeSuffix = ""
+
+// stopSignal is how a service manager or a terminal asks a process to
+// stop.
+var stopSignal os.Signal = syscall.SIGTERM
+
+// signalable prepares cmd, not yet started, for sendSignal: nothing to do
+// here.
+func signalable(*exec.Cmd) {}
+
+// sendSignal sends sig to p.
+func sendSignal(p *os.Process, sig os.Signal) error { return p.Signal(sig) }
 
 // killPID kills pid with SIGKILL.
 func killPID(pid int) { syscall.Kill(pid, syscall.SIGKILL) }

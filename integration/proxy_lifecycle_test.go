@@ -138,7 +138,7 @@ func TestProxyCancel(t *testing.T) {
 		dir := tempDir(t)
 		putFiles(t, dir, diskFiles)
 		bufs := buffers(dir, bufferFiles)
-		bufs.Set(dir+"/slow.txt", "slow\n")
+		bufs.Set(filepath.Join(dir, "slow.txt"), "slow\n")
 		r := startProxy(t, proxyOptions{mode: mode, editor: fakeeditor.Options{
 			ReadTextFile: true, WriteTextFile: true, Buffers: bufs,
 			Hold: holdSlow,
@@ -187,7 +187,7 @@ func TestProxyCancel(t *testing.T) {
 
 		// The agent's $/cancel_request for its own request to the editor
 		// reaches the editor under the id the request has there.
-		reps := r.mustPrompt(s, testagent.Step{CallFS: &testagent.Call{Params: mustJSON(map[string]any{"path": dir + "/slow.txt"}), Cancel: true}})
+		reps := r.mustPrompt(s, testagent.Step{CallFS: &testagent.Call{Params: mustJSON(map[string]any{"path": filepath.Join(dir, "slow.txt")}), Cancel: true}})
 		if reps[1].Code != -32800 {
 			t.Errorf("the agent's cancelled fs request ended with %+v, want the editor's -32800", reps[1])
 		}

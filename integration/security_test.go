@@ -3,12 +3,14 @@ package integration
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -45,73 +47,115 @@ type attack struct {
 type secFixture struct {
 	base, root string
 	// entries are the entries of the root that lead out or are special,
-	// by path relative to the root, with how to make each again.
+	// by path relative to the root (in slashes), with how to make each
+	// again.
 	entries map[string]func() error
+	// missing are the entries this system cannot make (symlinks, hard
+	// links, a FIFO or a socket where it has none), with why: the attacks
+	// through them are left out.
+	missing map[string]error
+	// links is nil if symlinks could be made, else why not.
+	links error
 }
 
 // newSecFixture lays out base/project as the root, with prefix siblings
 // (the shapes of CVE-2025-53110) and base/outside next to it, every file
 // outside holding a secret, and in the root symlinks out (to a file, a
 // directory, through a chain, dangling, looping, to /proc and /dev), hard
-// links to files outside, a FIFO and a socket.
+// links to files outside, a FIFO and a socket: each kind where a probe
+// finds that the system can make it (see secFixture.missing).
 func newSecFixture(t *testing.T) *secFixture {
 	t.Helper()
 	base := tempDir(t)
-	f := &secFixture{base: base, root: filepath.Join(base, "project"), entries: map[string]func() error{}}
+	f := &secFixture{base: base, root: filepath.Join(base, "project"), entries: map[string]func() error{}, missing: map[string]error{}}
 	putFiles(t, f.root, map[string]string{"in.txt": "inside\n", "sub/ok.txt": "ok\n", "victim.txt": "victim\n"})
 	for _, dir := range []string{"outside", "project2", "project_backup", "project-old", "projectile", "project.bak"} {
 		putFiles(t, filepath.Join(base, dir), map[string]string{"secret.txt": secretMark + " in " + dir + "\n"})
 	}
-	symlink := func(target string) func(string) error {
-		return func(at string) error { return os.Symlink(target, at) }
+	f.links = symlinkErr(base)
+	hardLinks := hardLinkErr(base)
+	// An entry is made with make, unless the probe of its kind, can,
+	// found that the system cannot make it, or make finds that the
+	// system has none (errors.ErrUnsupported); any other failure fails
+	// the test.
+	type entry struct {
+		make func(at string) error
+		can  error
 	}
-	for name, make := range map[string]func(string) error{
-		"link_file":          symlink(filepath.Join(base, "outside", "secret.txt")),
-		"link_rel":           symlink("../outside/secret.txt"),
-		"link_dir":           symlink(filepath.Join(base, "outside")),
-		"link_dir_rel":       symlink("../outside"),
-		"chain1":             symlink("chain2"),
-		"chain2":             symlink("sub/chain3"),
-		"sub/chain3":         symlink("../../outside"),
-		"sub/link_file_deep": symlink("../../project2/secret.txt"),
-		"sub/upup":           symlink("../.."),
-		"sibling_link":       symlink("../project_backup"),
-		"dangling":           symlink(filepath.Join(base, "outside", "new.txt")),
-		"loop_a":             symlink("loop_b"),
-		"loop_b":             symlink("loop_a"),
-		"parent_link":        symlink("../outside"),
-		"proc_root":          symlink("/proc/self/root"),
-		"dev_zero":           symlink("/dev/zero"),
-		"dev_stdin":          symlink("/dev/stdin"),
-		"hardlink": func(at string) error {
-			return os.Link(filepath.Join(base, "outside", "secret.txt"), at)
-		},
-		"sub/hardlink_sibling": func(at string) error {
-			return os.Link(filepath.Join(base, "project2", "secret.txt"), at)
-		},
-		"fifo": mkfifo,
-		"sock": func(at string) error {
+	symlink := func(target string) entry {
+		return entry{func(at string) error { return os.Symlink(filepath.FromSlash(target), at) }, f.links}
+	}
+	hardlink := func(target string) entry {
+		return entry{func(at string) error { return os.Link(target, at) }, hardLinks}
+	}
+	for name, e := range map[string]entry{
+		"link_file":            symlink(filepath.Join(base, "outside", "secret.txt")),
+		"link_rel":             symlink("../outside/secret.txt"),
+		"link_dir":             symlink(filepath.Join(base, "outside")),
+		"link_dir_rel":         symlink("../outside"),
+		"chain1":               symlink("chain2"),
+		"chain2":               symlink("sub/chain3"),
+		"sub/chain3":           symlink("../../outside"),
+		"sub/link_file_deep":   symlink("../../project2/secret.txt"),
+		"sub/upup":             symlink("../.."),
+		"sibling_link":         symlink("../project_backup"),
+		"dangling":             symlink(filepath.Join(base, "outside", "new.txt")),
+		"loop_a":               symlink("loop_b"),
+		"loop_b":               symlink("loop_a"),
+		"parent_link":          symlink("../outside"),
+		"proc_root":            symlink("/proc/self/root"),
+		"dev_zero":             symlink("/dev/zero"),
+		"dev_stdin":            symlink("/dev/stdin"),
+		"hardlink":             hardlink(filepath.Join(base, "outside", "secret.txt")),
+		"sub/hardlink_sibling": hardlink(filepath.Join(base, "project2", "secret.txt")),
+		"fifo": {func(at string) error {
+			err := mkfifo(at)
+			if errors.Is(err, errors.ErrUnsupported) {
+				err = fmt.Errorf("no named pipes in the file system here: %w", err)
+			}
+			return err
+		}, nil},
+		"sock": {func(at string) error {
 			ln, err := net.Listen("unix", at)
 			if err == nil {
 				ln.(*net.UnixListener).SetUnlinkOnClose(false)
 				t.Cleanup(func() { ln.Close() })
 			}
 			return err
-		},
+		}, unixSocketErr()},
 	} {
-		at := filepath.Join(f.root, name)
-		f.entries[name] = func() error { return make(at) }
-		if err := make(at); err != nil {
+		if e.can != nil {
+			f.missing[name] = e.can
+			continue
+		}
+		at := filepath.Join(f.root, filepath.FromSlash(name))
+		f.entries[name] = func() error { return e.make(at) }
+		if err := e.make(at); errors.Is(err, errors.ErrUnsupported) { // the system has none
+			delete(f.entries, name)
+			f.missing[name] = err
+		} else if err != nil {
 			t.Fatalf("fixture %s: %v", name, err)
 		}
 	}
 	return f
 }
 
+// through returns why an entry that the path p, relative to the root,
+// goes through is missing (see secFixture.missing), or nil if it goes
+// through none.
+func (f *secFixture) through(p string) error {
+	for name, err := range f.missing {
+		if p == name || strings.HasPrefix(p, name+"/") {
+			return err
+		}
+	}
+	return nil
+}
+
 // remake makes the entry at rel again, after a call moved or deleted it.
 func (f *secFixture) remake(t *testing.T, rel string) {
 	t.Helper()
-	os.Remove(filepath.Join(f.root, rel))
+	os.Remove(filepath.Join(f.root, filepath.FromSlash(rel)))
 	if err := f.entries[rel](); err != nil {
 		t.Fatalf("making %s again: %v", rel, err)
 	}
@@ -132,7 +176,7 @@ func (f *secFixture) outsideTree(t *testing.T) map[string]string {
 
 // home is the home directory of serve in the suite, where a leading ~
 // leads: the directory outside the root that holds secrets.
-func (f *secFixture) home() string { return f.base + "/outside" }
+func (f *secFixture) home() string { return filepath.Join(f.base, "outside") }
 
 // loadAttacks reads testdata/attacks.json and fills in its placeholders.
 func loadAttacks(t *testing.T, f *secFixture) []attack {
@@ -147,35 +191,109 @@ func loadAttacks(t *testing.T, f *secFixture) []attack {
 	}
 	deep := f.root + strings.Repeat("/"+strings.Repeat("d", 200), 21)
 	fill := strings.NewReplacer("{base}", f.base, "{root}", f.root, "{name256}", strings.Repeat("n", 256), "{path4k}", deep+"/x.txt")
-	for i := range table.Attacks {
-		a := &table.Attacks[i]
-		a.Path = fill.Replace(a.Path)
-		if a.Entry {
-			if _, ok := f.entries[a.Path]; !ok {
-				t.Fatalf("attack %q is an entry attack on no entry of the fixture", a.Path)
-			}
+	// In a URI, the paths as a URI's path has them (/C:/x on Windows).
+	fillURI := strings.NewReplacer("{base}", uriPath(f.base), "{root}", uriPath(f.root))
+	var attacks []attack
+	leftOut := map[string][]string{} // why → the attacks left out for it
+	for _, a := range table.Attacks {
+		switch {
+		case !strings.HasPrefix(strings.ToLower(a.Path), "file:"):
+			a.Path = fill.Replace(a.Path)
+		case strings.Contains(a.Path, "{"):
+			a.Path = fill.Replace(fillURI.Replace(a.Path))
+		default: // a Unix path, such as file:///etc/passwd
+			a.Path = hostURI(a.Path, filepath.VolumeName(f.root))
 		}
+		if _, ok := f.entries[a.Path]; a.Entry && !ok && f.missing[a.Path] == nil {
+			t.Fatalf("attack %q is an entry attack on no entry of the fixture", a.Path)
+		}
+		if err := f.through(a.Path); err != nil {
+			why := fmt.Sprintf("through entries of the root that cannot be made here (%v)", err)
+			leftOut[why] = append(leftOut[why], a.Path)
+			continue
+		}
+		if namesFoldCase() && strings.HasPrefix(a.Class, "case ") {
+			why := "on the root in another case, which is the root itself where names fold case (" + runtime.GOOS + ")"
+			leftOut[why] = append(leftOut[why], a.Path)
+			continue
+		}
+		if hostNamesShares && remoteURI(a.Path) {
+			// file://server/share/x names \\server\share\x: a path
+			// like any other, outside the roots, unless it names no
+			// share (file://127.0.0.1/C:/x).
+			a.Expect = "outside the allowed roots|cannot be a UNC path's server or share name"
+		}
+		attacks = append(attacks, a)
 	}
 	if n := len(table.Attacks); n < 60 {
 		t.Fatalf("testdata/attacks.json has %d attacks, want at least 60", n)
 	}
-	return table.Attacks
+	for _, why := range slices.Sorted(maps.Keys(leftOut)) {
+		t.Logf("left out %d attacks %s: %q", len(leftOut[why]), why, leftOut[why])
+	}
+	return attacks
+}
+
+// hostURI returns uri, a local file URI written for a Unix path
+// (file:///etc/passwd, FILE:/etc/passwd), with its path on the volume vol
+// (file:///C:/etc/passwd) where paths have drives (vol is C:): a URI's
+// path without one is no absolute path there. A URI with a host other
+// than localhost, or where paths have no volume, is returned as it is.
+func hostURI(uri, vol string) string {
+	if len(vol) != 2 || vol[1] != ':' {
+		return uri
+	}
+	i := len("file:") // where the path starts
+	if strings.HasPrefix(uri[i:], "//") {
+		host, _, ok := strings.Cut(uri[i+2:], "/")
+		if !ok || host != "" && !strings.EqualFold(host, "localhost") {
+			return uri
+		}
+		i += 2 + len(host)
+	}
+	if !strings.HasPrefix(uri[i:], "/") {
+		return uri
+	}
+	return uri[:i] + "/" + vol + uri[i:]
+}
+
+// isURI reports whether p is a file URI, as the binary takes one: file:/
+// in any case (file:/abs, file:///abs, file://host/abs).
+func isURI(p string) bool { return strings.HasPrefix(strings.ToLower(p), "file:/") }
+
+// hostNamesShares reports whether the host's paths name network shares
+// (\\server\share\x on Windows): there a file:// URI with a host other than
+// localhost names one (RFC 8089), where elsewhere it is no local file.
+var hostNamesShares = filepath.VolumeName(`\\server\share\x`) != ""
+
+// remoteURI reports whether p is a file:// URI with a host other than
+// localhost.
+func remoteURI(p string) bool {
+	if !strings.HasPrefix(strings.ToLower(p), "file://") {
+		return false
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Host != "" && !strings.EqualFold(u.Hostname(), "localhost")
 }
 
 // resourceURI is the file:// URI of the attack's path: the path itself if
 // it is a URI (file:/abs too), else the path (relative to the root, a
-// leading ~ standing for base/outside) percent-encoded.
+// leading ~ standing for base/outside) percent-encoded, uncleaned.
 func (f *secFixture) resourceURI(p string) string {
-	if strings.HasPrefix(strings.ToLower(p), "file:/") {
+	if isURI(p) {
 		return p
 	}
 	if rest, ok := strings.CutPrefix(p, "~"); ok && (rest == "" || rest[0] == '/') {
 		p = f.home() + rest
 	}
-	if !filepath.IsAbs(p) {
+	switch {
+	case filepath.IsAbs(p):
+	case p != "" && os.IsPathSeparator(p[0]): // rooted, on the root's volume (Windows)
+		p = filepath.VolumeName(f.root) + p
+	default:
 		p = f.root + "/" + p
 	}
-	return (&url.URL{Scheme: "file", Path: p}).String()
+	return fileURI(p)
 }
 
 // An operation is one way to use a path: a tool with the path in one of
@@ -377,10 +495,15 @@ func runSecuritySuite(t *testing.T, mode string, target securityTarget, f *secFi
 func TestSecurityServe(t *testing.T) {
 	t.Parallel()
 	f := newSecFixture(t)
-	p := start(t, procOptions{dir: f.root, env: []string{"HOME=" + f.home()}}, "serve", "--root", f.root)
+	// (USERPROFILE is Windows' HOME.)
+	p := start(t, procOptions{dir: f.root, env: []string{"HOME=" + f.home(), "USERPROFILE=" + f.home()}}, "serve", "--root", f.root)
 	c := p.connect(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	runSecuritySuite(t, "serve", serveTarget{c}, f)
-	checkSwaps(t, serveTarget{c}, f)
+	if f.links != nil {
+		t.Logf("no symlinks can be made here, so no file or directory is swapped for one: %v", f.links)
+	} else {
+		checkSwaps(t, serveTarget{c}, f)
+	}
 	checkDirectoryPaths(t, serveTarget{c}, f)
 	c.Close()
 	p.closeStdin()
@@ -458,16 +581,13 @@ func TestSecurityProxy(t *testing.T) {
 	var paths []string
 	for _, a := range loadAttacks(t, f) {
 		if p := a.Path; !strings.Contains(p, "\x00") && !strings.HasPrefix(strings.ToLower(p), "file:") {
-			if !filepath.IsAbs(p) {
-				p = filepath.Join(f.root, p)
-			}
-			paths = append(paths, filepath.Clean(p))
+			paths = append(paths, hostAbs(f.root, p))
 		}
 	}
 	bufs := fsruntimetest.NewMemFS()
 	for _, p := range paths {
 		// A buffer for every path that no other one lies under.
-		if !slices.ContainsFunc(paths, func(q string) bool { return strings.HasPrefix(q, p+"/") || p == "/" }) {
+		if !slices.ContainsFunc(paths, func(q string) bool { return strings.HasPrefix(q, p+string(filepath.Separator)) || isFSRoot(p) }) {
 			bufs.Set(p, secretMark+" in a buffer\n")
 		}
 	}
@@ -483,16 +603,20 @@ func TestSecurityProxy(t *testing.T) {
 		t.Errorf("the editor was sent %d fs requests for attack paths, such as %+v", len(reqs), reqs[0])
 	}
 	// Before the swaps the editor serves the two files; after, never.
-	bufs.Set(filepath.Join(f.root, "swap", "file.txt"), "before\n")
-	checkSwaps(t, target, f)
-	var sent []string
-	for _, q := range r.fsRequests() {
-		sent = append(sent, q.Method+" "+q.Path)
+	if f.links != nil {
+		t.Logf("no symlinks can be made here, so no file or directory is swapped for one: %v", f.links)
+	} else {
+		bufs.Set(filepath.Join(f.root, "swap", "file.txt"), "before\n")
+		checkSwaps(t, target, f)
+		var sent []string
+		for _, q := range r.fsRequests() {
+			sent = append(sent, q.Method+" "+q.Path)
+		}
+		if want := []string{"fs/read_text_file " + filepath.Join(f.root, "swap", "file.txt"), "fs/write_text_file " + filepath.Join(f.root, "swapdir", "b.txt")}; !slices.Equal(sent, want) {
+			t.Errorf("the editor was sent %v, want only the two calls before the swaps: %v", sent, want)
+		}
 	}
-	if want := []string{"fs/read_text_file " + filepath.Join(f.root, "swap", "file.txt"), "fs/write_text_file " + filepath.Join(f.root, "swapdir", "b.txt")}; !slices.Equal(sent, want) {
-		t.Errorf("the editor was sent %v, want only the two calls before the swaps: %v", sent, want)
-	}
-	before := len(sent)
+	before := len(r.fsRequests())
 	checkDirectoryPaths(t, target, f)
 	if n := len(r.fsRequests()); n != before {
 		t.Errorf("the editor was sent %d requests for paths that end in a separator", n-before)
@@ -588,6 +712,7 @@ func checkSwaps(t *testing.T, target securityTarget, f *secFixture) {
 func TestAllowHardLinks(t *testing.T) {
 	t.Parallel()
 	dir := tempDir(t)
+	skipWithout(t, "hard links", hardLinkErr(dir))
 	putFiles(t, dir, map[string]string{"elsewhere/a.txt": "linked\n", "root/plain.txt": "plain\n"})
 	root := filepath.Join(dir, "root")
 	if err := os.Link(filepath.Join(dir, "elsewhere", "a.txt"), filepath.Join(root, "a.txt")); err != nil {

@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,6 +71,31 @@ type tree struct {
 	root    string // base/root, the root to serve
 	sibling string // base/rootx, whose name has the root's as a prefix
 	outside string // base/outside
+	// links is nil if the symlinks in the root were made, else why
+	// none could be (symlinkErr); fifo likewise for the named pipe.
+	links, fifo error
+}
+
+// treeLinks are the symlinks newTree makes in the root, by name, with
+// their targets.
+var treeLinks = map[string]string{
+	"link-in.txt":  "hello.txt",
+	"link-out.txt": filepath.Join("..", "outside", "secret.txt"),
+	"link-dir":     filepath.Join("..", "outside"),
+}
+
+// need skips the test, saying why, if path, relative to the root, goes
+// through an entry of the tree that could not be made here (a symlink or
+// the named pipe).
+func (tr tree) need(t *testing.T, path string) {
+	t.Helper()
+	first, _, _ := strings.Cut(filepath.ToSlash(path), "/")
+	if _, ok := treeLinks[first]; ok {
+		skipWithout(t, "symbolic links", tr.links)
+	}
+	if first == "fifo" {
+		skipWithout(t, "named pipes", tr.fifo)
+	}
 }
 
 // rootFiles are the files newTree creates in the root.
@@ -95,7 +119,9 @@ const (
 // newTree creates a tree in a temporary directory: rootFiles in the root,
 // secrets outside it and in the prefix sibling, and symlinks from the root:
 // link-in.txt to hello.txt, link-out.txt to the outside secret and link-dir
-// to the outside directory; and a named pipe, fifo.
+// to the outside directory; and a named pipe, fifo. Where the system
+// cannot make symlinks or named pipes, tree.links or tree.fifo says why,
+// and the tests that need them skip (tree.need).
 func newTree(t *testing.T) tree {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -113,18 +139,14 @@ func newTree(t *testing.T) tree {
 	}
 	writeFile(t, filepath.Join(tr.outside, "secret.txt"), outsideSecret)
 	writeFile(t, filepath.Join(tr.sibling, "secret.txt"), siblingSecret)
-	for link, target := range map[string]string{
-		"link-in.txt":  "hello.txt",
-		"link-out.txt": filepath.Join("..", "outside", "secret.txt"),
-		"link-dir":     filepath.Join("..", "outside"),
-	} {
-		if err := os.Symlink(target, filepath.Join(tr.root, link)); err != nil {
-			t.Fatal(err)
+	if tr.links = symlinkErr(base); tr.links == nil {
+		for link, target := range treeLinks {
+			if err := os.Symlink(target, filepath.Join(tr.root, link)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
-	if err := mkfifo(filepath.Join(tr.root, "fifo")); err != nil {
-		t.Fatal(err)
-	}
+	tr.fifo = fifoErr(t, filepath.Join(tr.root, "fifo"))
 	return tr
 }
 
@@ -523,6 +545,7 @@ func testRead(t *testing.T, c *client.Client, tr tree) {
 		{"SymlinkInside", map[string]any{"path": "link-in.txt"}, rootFiles["hello.txt"]},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tr.need(t, tc.args["path"].(string))
 			if got := mustSucceed(t, c, readTool, tc.args); got != tc.want {
 				t.Errorf("read %v = %q, want %q", tc.args, got, tc.want)
 			}
@@ -626,8 +649,8 @@ func testReadErrors(t *testing.T, c *client.Client, tr tree) {
 			[]string{filepath.Join(tr.root, "link-out.txt"), outsideRoots}},
 		{"SymlinkDirOut", map[string]any{"path": "link-dir/secret.txt"},
 			[]string{filepath.Join(tr.root, "link-dir", "secret.txt"), outsideRoots}},
-		{"FilesystemRoot", map[string]any{"path": "/etc/passwd"},
-			[]string{"/etc/passwd", outsideRoots}},
+		{"FilesystemRoot", map[string]any{"path": "/etc/passwd"}, // on Windows, on the working directory's drive
+			[]string{hostAbs(tr.root, "/etc/passwd"), outsideRoots}},
 		{"PastEnd", map[string]any{"path": "hello.txt", "line": 10},
 			[]string{filepath.Join(tr.root, "hello.txt"), "past the end"}},
 		{"HugeLine", map[string]any{"path": "hello.txt", "line": 1 << 53},
@@ -644,6 +667,7 @@ func testReadErrors(t *testing.T, c *client.Client, tr tree) {
 			[]string{filepath.Join(tr.root, "sub"), "not a regular file"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tr.need(t, tc.args["path"].(string))
 			mustFail(t, c, readTool, tc.args, tc.want...)
 		})
 	}
@@ -656,7 +680,7 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 		abs     string // where it must land
 		content string
 		before  *string     // the file's content before the write, if it exists
-		mode    os.FileMode // the mode of the file before, if not 0644; the write keeps it
+		mode    os.FileMode // the mode of the file before, if not 0644; the write keeps it (what the OS keeps of it)
 	}{
 		{name: "New", path: filepath.Join(tr.root, "new.txt"), content: "fresh\n"},
 		{name: "Empty", path: filepath.Join(tr.root, "empty-new.txt"), content: ""},
@@ -676,12 +700,14 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 			if abs == "" {
 				abs = tc.path
 			}
+			if tc.before != nil && abs != tc.path { // through a symlink
+				skipWithout(t, "symbolic links", tr.links)
+			}
+			mode := tc.mode
 			if tc.before != nil {
 				writeFile(t, abs, *tc.before)
 				if tc.mode != 0 {
-					if err := os.Chmod(abs, tc.mode); err != nil {
-						t.Fatal(err)
-					}
+					mode = chmodKept(t, abs, tc.mode)
 				}
 				if abs != tc.path {
 					if err := os.Symlink(filepath.Base(abs), tc.path); err != nil {
@@ -716,8 +742,8 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 			if tc.mode != 0 {
 				if fi, err := os.Stat(abs); err != nil {
 					t.Error(err)
-				} else if fi.Mode().Perm() != tc.mode {
-					t.Errorf("after the write, the mode of %s is %v, want %v", abs, fi.Mode().Perm(), tc.mode)
+				} else if fi.Mode().Perm() != mode {
+					t.Errorf("after the write, the mode of %s is %v, want %v", abs, fi.Mode().Perm(), mode)
 				}
 			}
 			if got := mustSucceed(t, c, readTool, map[string]any{"path": tc.path}); got != tc.content {
@@ -795,11 +821,13 @@ func testWriteErrors(t *testing.T, c *client.Client, tr tree) {
 		{name: "ParentIsFile", path: "hello.txt/x.txt",
 			want:      []string{filepath.Join(tr.root, "hello.txt", "x.txt")},
 			untouched: map[string]string{filepath.Join(tr.root, "hello.txt"): rootFiles["hello.txt"]}},
-		{name: "NULInContent", path: "nul.txt", content: "a\x00b\n",
-			want:   []string{filepath.Join(tr.root, "nul.txt"), "binary"},
-			absent: []string{filepath.Join(tr.root, "nul.txt")}},
+		// (Not nul.txt: Windows reserves the name for a device.)
+		{name: "NULInContent", path: "nulbyte.txt", content: "a\x00b\n",
+			want:   []string{filepath.Join(tr.root, "nulbyte.txt"), "binary"},
+			absent: []string{filepath.Join(tr.root, "nulbyte.txt")}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			tr.need(t, tc.path)
 			content := tc.content
 			if content == "" {
 				content = "pwned\n"
@@ -1057,8 +1085,10 @@ func TestStdioRootForms(t *testing.T) {
 	t.Parallel()
 	tr := newTree(t)
 	link := filepath.Join(tr.base, "rootlink")
-	if err := os.Symlink("root", link); err != nil {
-		t.Fatal(err)
+	if tr.links == nil {
+		if err := os.Symlink("root", link); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, tc := range []struct {
 		name, dir, root string
@@ -1070,6 +1100,9 @@ func TestStdioRootForms(t *testing.T) {
 		{"Symlink", "", link, link},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.root == link {
+				skipWithout(t, "symbolic links", tr.links)
+			}
 			p := start(t, procOptions{dir: tc.dir}, "serve", "--root", tc.root)
 			c := p.connect(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 			checkTools(t, c, tc.workDir, allTools...)
@@ -1107,8 +1140,7 @@ func (h *rootsHandler) ListRoots(context.Context, mcp.ListRootsRequest) (*mcp.Li
 	h.calls++
 	res := &mcp.ListRootsResult{Roots: []mcp.Root{}}
 	for _, d := range h.dirs {
-		u := url.URL{Scheme: "file", Path: filepath.ToSlash(d)}
-		res.Roots = append(res.Roots, mcp.Root{URI: u.String(), Name: filepath.Base(d)})
+		res.Roots = append(res.Roots, mcp.Root{URI: fileURI(d), Name: filepath.Base(d)})
 	}
 	return res, nil
 }

@@ -6,14 +6,19 @@
 //
 //	testagent [-http] [-legacy-mcp] [-connect-early] [-garbage] [-ignore-eof] [-ignore-term]
 //	testagent --sleep-forever
+//	testagent --await-interrupt
 //
 // -http advertises mcpCapabilities.http; -legacy-mcp makes its MCP clients
 // use the 2025-11-25 handshake; -connect-early makes it connect to a
 // session's MCP servers and list their tools before it answers
 // session/new, as real agents do; -garbage writes a line that is not JSON-RPC
 // before every message; -ignore-eof keeps it running after its input ends,
-// and -ignore-term makes it ignore SIGTERM. --sleep-forever is how it runs
-// a spawned child. TESTAGENT_FLAGS, if set, adds flags (space-separated).
+// and -ignore-term makes it ignore SIGTERM and os.Interrupt (how the proxy
+// interrupts it on Windows: CTRL_BREAK_EVENT). --sleep-forever is how it runs
+// a spawned child. --await-interrupt says so on standard output and exits
+// 0 when os.Interrupt comes (1 if none comes in a minute): a probe of
+// whether one can be sent. TESTAGENT_FLAGS, if set, adds flags
+// (space-separated).
 package main
 
 import (
@@ -22,6 +27,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
 )
@@ -29,6 +35,9 @@ import (
 func main() {
 	if len(os.Args) == 2 && os.Args[1] == testagent.SleepArg {
 		testagent.SleepForever()
+	}
+	if len(os.Args) == 2 && os.Args[1] == testagent.InterruptArg {
+		os.Exit(testagent.AwaitInterrupt(os.Stdout, time.Minute))
 	}
 	var opts testagent.Options
 	var ignoreTerm bool
@@ -38,14 +47,14 @@ func main() {
 	fs.BoolVar(&opts.Garbage, "garbage", false, "write a garbage line before every message")
 	fs.BoolVar(&opts.ConnectEarly, "connect-early", false, "connect to the MCP servers before answering session/new")
 	fs.BoolVar(&opts.IgnoreEOF, "ignore-eof", false, "keep running after stdin ends")
-	fs.BoolVar(&ignoreTerm, "ignore-term", false, "ignore SIGTERM")
+	fs.BoolVar(&ignoreTerm, "ignore-term", false, "ignore SIGTERM and os.Interrupt")
 	args := os.Args[1:]
 	if extra := os.Getenv("TESTAGENT_FLAGS"); extra != "" {
 		args = append(strings.Fields(extra), args...)
 	}
 	fs.Parse(args)
 	if ignoreTerm {
-		signal.Ignore(syscall.SIGTERM)
+		signal.Ignore(syscall.SIGTERM, os.Interrupt)
 	}
 	os.Exit(testagent.Run(os.Stdin, os.Stdout, opts))
 }

@@ -30,6 +30,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"slices"
 	"sync"
 	"syscall"
@@ -81,6 +82,29 @@ func SleepForever() {
 // SleepArg is the argument that makes the testagent binary sleep until
 // killed (a spawned child).
 const SleepArg = "--sleep-forever"
+
+// InterruptArg is the argument that makes the testagent binary a probe
+// of whether os.Interrupt reaches a process (AwaitInterrupt).
+const InterruptArg = "--await-interrupt"
+
+// InterruptReady is the line AwaitInterrupt writes once it listens for
+// os.Interrupt.
+const InterruptReady = "awaiting os.Interrupt"
+
+// AwaitInterrupt writes InterruptReady on out and waits for os.Interrupt
+// (on Windows a console CTRL_C_EVENT or CTRL_BREAK_EVENT) for up to
+// timeout: it returns 0 if it came, else 1.
+func AwaitInterrupt(out io.Writer, timeout time.Duration) int {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, os.Interrupt)
+	fmt.Fprintln(out, InterruptReady)
+	select {
+	case <-c:
+		return 0
+	case <-time.After(timeout):
+		return 1
+	}
+}
 
 // Run serves ACP on in and out until in ends, and returns the exit code.
 func Run(in io.Reader, out io.Writer, opts Options) int {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
 
@@ -88,7 +89,7 @@ func relayHandshake(t *testing.T, socket, hello string) string {
 // session's secret is refused with a line that says why; another session's
 // secret reaches that session and nothing of the first.
 func TestRelaySecrets(t *testing.T) {
-	needUnixSockets(t)
+	ostest.NeedUnixSockets(t)
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := sessiontest.NewBridge(t, ed)
 	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
@@ -213,12 +214,13 @@ func TestEndpointsDropStalledConnections(t *testing.T) {
 	u, _ := url.Parse(entryA.URL)
 	// The relay's parts need unix sockets; where the system has none
 	// (Wine), the HTTP endpoint is checked alone.
-	relay := haveUnixSockets(t)
+	noSockets := ostest.NoUnixSockets(t)
+	relay := noSockets == nil
 	var socket, secretA string
 	if relay {
 		socket, secretA = relayEnv(t, a)
 	} else {
-		t.Logf("checking the HTTP endpoint alone: the relay socket is a unix socket, and this system has none: %v", unixSocketErr())
+		t.Logf("checking the HTTP endpoint alone, as the relay socket is a unix socket: %v", noSockets)
 	}
 
 	dial := func(network, addr, send string) net.Conn {

@@ -16,6 +16,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/sessiontest"
 )
 
@@ -110,7 +111,7 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 }
 
 func TestSessionStdioEntryRelays(t *testing.T) {
-	needUnixSockets(t)
+	ostest.NeedUnixSockets(t)
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
 	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
@@ -168,7 +169,7 @@ func TestMCPServerEntryJSON(t *testing.T) {
 
 func TestParseSessionParams(t *testing.T) {
 	// Absolute paths in this OS's syntax, as JSON strings.
-	w, x, y := jsonString(hostPath("/w")), jsonString(hostPath("/x")), jsonString(hostPath("/y"))
+	w, x, y := jsonString(ostest.HostPath("/w")), jsonString(ostest.HostPath("/x")), jsonString(ostest.HostPath("/y"))
 	good := []string{
 		`{"cwd":` + w + `,"mcpServers":[]}`,
 		`{"sessionId":"s","cwd":` + w + `,"additionalDirectories":[` + x + `,` + y + `]}`,

@@ -18,16 +18,17 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // attackFixture lays out a root with a prefix sibling and an outside
 // directory next to it, and, where working symlinks can be made,
 // symlinks inside the root that lead out: links is nil if they were made,
-// or says why none could be (symlinkErr).
+// or says why none could be (ostest.NoSymlinks).
 func attackFixture(t *testing.T) (base, root string, links error) {
 	t.Helper()
 	base = realTempDir(t)
-	links = symlinkErr(base)
+	links = ostest.NoSymlinks(t, base)
 	root = filepath.Join(base, "root")
 	writeFile(t, filepath.Join(root, "sub/ok.txt"), "ok\n")
 	writeFile(t, filepath.Join(base, "root_backup/secret.txt"), "sibling secret\n")
@@ -63,7 +64,7 @@ func attackFixture(t *testing.T) (base, root string, links error) {
 func linkAttackFixture(t *testing.T) (base, root string) {
 	t.Helper()
 	base, root, links := attackFixture(t)
-	skipWithoutSymlinks(t, links)
+	ostest.SkipWithoutSymlinks(t, links)
 	return base, root
 }
 
@@ -176,7 +177,7 @@ func TestDiskRefusesPathAttacks(t *testing.T) {
 	}
 	try(t, pathAttacks(base, root))
 	t.Run("symlinks", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		try(t, linkAttacks)
 		// Links that stay inside the root work.
 		for _, ok := range []string{"inner_ok", "sub/up_ok", "sub/ok.txt"} {
@@ -218,7 +219,7 @@ func TestDiskOutsideErrorNamesPathAndRoots(t *testing.T) {
 	}
 	// The same holds when a symlink is what leads out.
 	t.Run("symlinks", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		_, err = d.ReadTextFile(t.Context(), filepath.Join(root, "link_file"), 0, 0)
 		if !errors.Is(err, fsruntime.ErrOutsideRoots) || !strings.Contains(err.Error(), filepath.Join(root, "link_file")) {
 			t.Errorf("symlink escape: err = %v", err)
@@ -393,7 +394,7 @@ func TestDiskRefusesPathAttacksExt(t *testing.T) {
 	tried := runExtAttacks(t, d, base, root, pathAttacks(base, root))
 	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
 	t.Run("symlinks", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		tried := runExtAttacks(t, d, base, root, extLinkAttacks)
 		t.Logf("%d attacks through symlinks on the optional operations tried, all refused", tried)
 	})
@@ -412,7 +413,7 @@ func TestRouterRefusesPathAttacksExt(t *testing.T) {
 	tried := runExtAttacks(t, r, base, root, pathAttacks(base, root))
 	t.Logf("%d path attacks on the optional operations tried, all refused", tried)
 	t.Run("symlinks", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		tried := runExtAttacks(t, r, base, root, extLinkAttacks)
 		t.Logf("%d attacks through symlinks on the optional operations tried, all refused", tried)
 	})
@@ -469,7 +470,7 @@ func TestDiskWalkNeverFollowsLinksOut(t *testing.T) {
 // removes it, and the file or directory it points to outside stays as it
 // was and is never read.
 func TestDiskActsOnLinksThatLeadOut(t *testing.T) {
-	needSymlinks(t, realTempDir(t))
+	ostest.NeedSymlinks(t, realTempDir(t))
 	for _, link := range finalLinks {
 		t.Run(link, func(t *testing.T) {
 			base, root := linkAttackFixture(t)
@@ -567,7 +568,7 @@ func TestDiskNeverMovesOrRemovesARoot(t *testing.T) {
 		try(t, openDisk(t, fsruntime.DiskOptions{}, real), []string{real}, false)
 	})
 	t.Run("opened through a symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		alias := filepath.Join(base, "alias")
 		if err := os.Symlink(real, alias); err != nil {
 			t.Fatal(err)

@@ -34,7 +34,7 @@ func TestDiskExtConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Run("symlinks", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := fsruntimetest.TestSymlinks(t.Context(), d, filepath.Join(dir, "links"), os.Symlink); err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestDiskExtConformance(t *testing.T) {
 	writeFile(t, filepath.Join(base, "root/keep"), "")
 	writeFile(t, filepath.Join(base, "outside/secret.txt"), "secret\n")
 	r := openDisk(t, fsruntime.DiskOptions{}, filepath.Join(base, "root"))
-	for _, outside := range []string{filepath.Join(base, "root_sibling/out.txt"), filepath.Join(base, "outside/secret.txt"), filepath.Join(base, "outside"), hostPath("/etc/passwd")} {
+	for _, outside := range []string{filepath.Join(base, "root_sibling/out.txt"), filepath.Join(base, "outside/secret.txt"), filepath.Join(base, "outside"), ostest.HostPath("/etc/passwd")} {
 		if err := fsruntimetest.TestRootsExt(t.Context(), r, filepath.Join(base, "root"), outside); err != nil {
 			t.Errorf("outside %s: %v", outside, err)
 		}
@@ -101,7 +101,7 @@ func TestRouterExtConformance(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Run("symlinks", func(t *testing.T) {
-				needSymlinks(t, dir)
+				ostest.NeedSymlinks(t, dir)
 				if err := fsruntimetest.TestSymlinks(t.Context(), r, filepath.Join(dir, "links"), os.Symlink); err != nil {
 					t.Fatal(err)
 				}
@@ -148,14 +148,14 @@ func TestDiskStat(t *testing.T) {
 	}
 	f := filepath.Join(dir, "f.txt")
 	writeFile(t, f, "12345")
-	perm := chmodKept(t, f, 0o640)
+	perm := ostest.ChmodKept(t, f, 0o640)
 	mtime := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
 	if err := os.Chtimes(f, mtime, mtime); err != nil {
 		t.Fatal(err)
 	}
 	stat(t, "f.txt", fsruntime.FileInfo{Name: "f.txt", Path: f, Type: fsruntime.TypeFile, Size: 5, ModTime: mtime, Mode: perm})
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
 			t.Fatal(err)
 		}
@@ -266,7 +266,7 @@ func TestDiskMkdirAll(t *testing.T) {
 	made(t, dir, filepath.Join(dir, "a/b/c"), filepath.Join(dir, "a/b/c"))
 	inTheWay(t, filepath.Join(dir, "f.txt"), filepath.Join(dir, "f.txt/sub"))
 	t.Run("symlinks", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink("real", filepath.Join(dir, "to-dir")); err != nil {
 			t.Fatal(err)
 		}
@@ -422,7 +422,7 @@ func TestDiskMoveAcrossRoots(t *testing.T) {
 		}
 	})
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, a)
+		ostest.NeedSymlinks(t, a)
 		if err := os.Symlink("f.txt", filepath.Join(a, "link")); err != nil {
 			t.Fatal(err)
 		}
@@ -514,7 +514,7 @@ func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
 	dir := realTempDir(t)
 	writeFile(t, filepath.Join(dir, "a/b/inner/keep.txt"), "keep")
 	writeFile(t, filepath.Join(dir, "other/x.txt"), "x")
-	links := symlinkErr(dir)
+	links := ostest.NoSymlinks(t, dir)
 	if links == nil {
 		if err := os.Symlink("a", filepath.Join(dir, "alias")); err != nil {
 			t.Fatal(err)
@@ -536,7 +536,7 @@ func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
 	}
 	guarded(t, filepath.Join(dir, "a"), filepath.Join(dir, "a/b"), filepath.Join(dir, "a/b/inner"))
 	t.Run("through a symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		guarded(t, filepath.Join(dir, "alias/b"), filepath.Join(dir, "alias/b/inner"))
 	})
 	// An empty directory cannot be moved over the nested root either.
@@ -550,7 +550,7 @@ func TestDiskMoveAndRemoveGuardNestedRoots(t *testing.T) {
 		t.Errorf("Move over a nested root = %v, want fs.ErrPermission", err)
 	}
 	t.Run("over it through a symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		if err := d.Move(t.Context(), filepath.Join(dir, "empty"), filepath.Join(dir, "alias/b/inner"), true); !errors.Is(err, fs.ErrPermission) {
 			t.Errorf("Move over a nested root through an alias = %v, want fs.ErrPermission", err)
 		}

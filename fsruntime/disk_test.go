@@ -13,6 +13,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // openDisk opens a Disk on dir and closes it when the test ends.
@@ -200,7 +201,7 @@ func TestDiskWriteKeepsMode(t *testing.T) {
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
 	p := filepath.Join(dir, "script.sh")
 	writeFile(t, p, "#!/bin/sh\n")
-	perm := chmodKept(t, p, 0o751)
+	perm := ostest.ChmodKept(t, p, 0o751)
 	if err := d.WriteTextFile(t.Context(), p, "#!/bin/sh\necho hi\n"); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestDiskWriteRefusesDirectory(t *testing.T) {
 
 func TestDiskWriteThroughSymlinkInsideRoot(t *testing.T) {
 	dir := realTempDir(t)
-	needSymlinks(t, dir)
+	ostest.NeedSymlinks(t, dir)
 	d := openDisk(t, fsruntime.DiskOptions{}, dir)
 	writeFile(t, filepath.Join(dir, "real.txt"), "old")
 	if err := os.Symlink("real.txt", filepath.Join(dir, "link.txt")); err != nil {
@@ -312,7 +313,7 @@ func TestDiskNestedAndMultipleRoots(t *testing.T) {
 
 func TestDiskRootThroughSymlink(t *testing.T) {
 	base := realTempDir(t)
-	needSymlinks(t, base)
+	ostest.NeedSymlinks(t, base)
 	writeFile(t, filepath.Join(base, "real/f.txt"), "via link")
 	if err := os.Symlink(filepath.Join(base, "real"), filepath.Join(base, "alias")); err != nil {
 		t.Fatal(err)
@@ -351,10 +352,10 @@ func TestAbs(t *testing.T) {
 	for _, tt := range tests {
 		// The fixtures are Unix paths; on Windows they are on drive C:.
 		if tt.wd != "" {
-			tt.wd = hostPath(tt.wd)
+			tt.wd = ostest.HostPath(tt.wd)
 		}
 		if tt.want != "" {
-			tt.want = hostPath(tt.want)
+			tt.want = ostest.HostPath(tt.want)
 		}
 		tt.p = filepath.FromSlash(tt.p)
 		got, err := fspath.Abs(tt.wd, tt.p)
@@ -402,7 +403,7 @@ func TestDiskNarrow(t *testing.T) {
 	}
 	// A symlink inside the root cannot become a root that leads out.
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink(outside, filepath.Join(dir, "proj/escape")); err != nil {
 			t.Fatal(err)
 		}
@@ -440,7 +441,7 @@ func TestDiskCheck(t *testing.T) {
 	}
 	outsiders(t, filepath.Join(outside, "x"), filepath.Join(dir+"_sibling", "x"))
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink(outside, filepath.Join(dir, "out")); err != nil {
 			t.Fatal(err)
 		}

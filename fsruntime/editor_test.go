@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // refuseRequests answers every request the editor might send us.
@@ -46,18 +47,18 @@ func TestEditorConformance(t *testing.T) {
 	t.Parallel()
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("sess_1")})
-	if err := fsruntimetest.TestFS(t.Context(), e, hostPath("/project")); err != nil {
+	if err := fsruntimetest.TestFS(t.Context(), e, ostest.HostPath("/project")); err != nil {
 		t.Fatal(err)
 	}
 	if err := fsruntimetest.TestLimits(t.Context(), fsruntime.NewEditor(dialFakeEditor(t, ed),
-		fsruntime.EditorOptions{SessionID: fixedSession("sess_1"), MaxFileSize: 4096}), hostPath("/limits"), 4096); err != nil {
+		fsruntime.EditorOptions{SessionID: fixedSession("sess_1"), MaxFileSize: 4096}), ostest.HostPath("/limits"), 4096); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestEditorSendsSessionAndRange(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	p := hostPath("/p/a.txt")
+	p := ostest.HostPath("/p/a.txt")
 	ed.Buffers.WriteTextFile(t.Context(), p, "one\ntwo\nthree\n")
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: fixedSession("sess_42")})
 	got, err := e.ReadTextFile(t.Context(), p, 2, 1)
@@ -95,7 +96,7 @@ func TestEditorMapsErrors(t *testing.T) {
 		{-32603, "Internal error", "Binary files are not supported", nil},
 		{1234, "custom", nil, nil},
 	}
-	p := hostPath("/p/x")
+	p := ostest.HostPath("/p/x")
 	for _, tt := range tests {
 		ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS(), Fail: func(string, json.RawMessage) *jsonrpc2.Error {
 			e := &jsonrpc2.Error{Code: tt.code, Message: tt.message}
@@ -132,14 +133,14 @@ func TestEditorAcceptsEmptyObjectWriteResult(t *testing.T) {
 	us := jsonrpc2.NewConn(ctx, jsonrpc2.NewPlainObjectStream(b), jsonrpc2.AsyncHandler(refuseRequests{}))
 	t.Cleanup(func() { us.Close(); ed.Close() })
 	e := fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s")})
-	if err := e.WriteTextFile(t.Context(), hostPath("/p/x"), "y"); err != nil {
+	if err := e.WriteTextFile(t.Context(), ostest.HostPath("/p/x"), "y"); err != nil {
 		t.Fatalf("write with {} result: %v", err)
 	}
 }
 
 func TestEditorWaitsForSessionID(t *testing.T) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	p := hostPath("/p/a")
+	p := ostest.HostPath("/p/a")
 	ed.Buffers.WriteTextFile(t.Context(), p, "x")
 	bound := make(chan string, 1)
 	e := fsruntime.NewEditor(dialFakeEditor(t, ed), fsruntime.EditorOptions{SessionID: func(ctx context.Context) (string, error) {

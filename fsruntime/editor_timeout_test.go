@@ -12,6 +12,7 @@ import (
 	"github.com/sourcegraph/jsonrpc2"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // silentEditor receives requests and never answers them, until ctx ends.
@@ -41,7 +42,7 @@ func TestEditorTimeout(t *testing.T) {
 		const timeout = 200 * time.Millisecond
 		e := fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s"), Timeout: timeout})
 
-		p := hostPath("/p/never.txt")
+		p := ostest.HostPath("/p/never.txt")
 		_, err := e.ReadTextFile(t.Context(), p, 0, 0)
 		var te *fsruntime.EditorTimeoutError
 		if !errors.As(err, &te) || !errors.Is(err, context.DeadlineExceeded) {

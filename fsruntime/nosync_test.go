@@ -10,6 +10,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // TestDiskNoSyncWrites: writes that skip fsync still create the file and
@@ -36,7 +37,7 @@ func TestDiskNoSyncWrites(t *testing.T) {
 	if got, want := mode(t, p), mode(t, ref); got != want {
 		t.Errorf("new file's mode %v, want %v", got, want)
 	}
-	perm := chmodKept(t, p, 0o646)
+	perm := ostest.ChmodKept(t, p, 0o646)
 	if err := d.WriteTextFile(t.Context(), p, "hi"); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestDiskNoSyncWrites(t *testing.T) {
 
 	listing := map[string]string{"a": "[b hard.txt]", "a/b": "[new.txt]"}
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink("new.txt", filepath.Join(dir, "a/b/link.txt")); err != nil {
 			t.Fatal(err)
 		}

@@ -41,7 +41,7 @@ func noHang(t *testing.T, what string, f func()) {
 }
 
 // TestAbsFileURIs resolves file URIs and plain paths in this OS's syntax.
-// The fixtures are written for Unix; on Windows, hostPath and hostURI put
+// The fixtures are written for Unix; on Windows, ostest.HostPath and hostURI put
 // them on drive C:, and the names and hosts that only Windows treats
 // otherwise are checked apart.
 func TestAbsFileURIs(t *testing.T) {
@@ -86,7 +86,7 @@ func TestAbsFileURIs(t *testing.T) {
 			struct{ p, cause string }{"file://evil.example/etc/passwd", `host "evil.example"`},
 			struct{ p, cause string }{"file://127.0.0.1/etc/passwd", `host "127.0.0.1"`})
 	}
-	wd := hostPath("/w")
+	wd := ostest.HostPath("/w")
 	// host puts a fixture on drive C: on Windows: a URI's path, a plain
 	// absolute path, and a path that is absolute already is kept.
 	host := func(p string) string {
@@ -94,7 +94,7 @@ func TestAbsFileURIs(t *testing.T) {
 		case strings.HasPrefix(strings.ToLower(p), "file:"):
 			return hostURI(p)
 		case strings.HasPrefix(p, "/"):
-			return hostPath(p)
+			return ostest.HostPath(p)
 		}
 		return p
 	}
@@ -140,10 +140,10 @@ func TestFileURIsAreConfined(t *testing.T) {
 		hostURI("file:///etc/passwd"),
 	)
 	t.Run("symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		confined(t, fspath.FileURI(filepath.Join(root, "link_file")))
 	})
-	p, err := fspath.Abs(hostPath("/elsewhere"), fspath.FileURI(filepath.Join(root, "sub/ok.txt")))
+	p, err := fspath.Abs(ostest.HostPath("/elsewhere"), fspath.FileURI(filepath.Join(root, "sub/ok.txt")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +188,7 @@ func TestLongPathsAndNames(t *testing.T) {
 	// The file system's own refusal names the cause too: a symlink that
 	// stays short while its target does not.
 	t.Run("symlink", func(t *testing.T) {
-		needSymlinks(t, dir)
+		ostest.NeedSymlinks(t, dir)
 		if err := os.Symlink(strings.Repeat("t", 300), filepath.Join(dir, "to-long")); err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func TestLongPathsAndNames(t *testing.T) {
 // hardLinkFixture lays out a root with a hard link to a file outside it,
 // one to a file inside it (so in.txt has two names too), a plain file,
 // and, where working symlinks can be made, a symlink to the first: links
-// is nil if it was made, or says why it could not be (symlinkErr).
+// is nil if it was made, or says why it could not be (ostest.NoSymlinks).
 func hardLinkFixture(t *testing.T) (base, root string, links error) {
 	t.Helper()
 	base = realTempDir(t)
@@ -214,7 +214,7 @@ func hardLinkFixture(t *testing.T) (base, root string, links error) {
 			t.Skipf("no hard links here: %v", err)
 		}
 	}
-	if links = symlinkErr(base); links != nil {
+	if links = ostest.NoSymlinks(t, base); links != nil {
 		return base, root, links
 	}
 	if err := os.Symlink("hl-out.txt", filepath.Join(root, "sym-to-hl")); err != nil {
@@ -308,7 +308,7 @@ func TestDiskRefusesHardLinks(t *testing.T) {
 	}
 	refused(t, "hl-out.txt", "hl-in.txt", "in.txt")
 	t.Run("through a symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		refused(t, "sym-to-hl")
 	})
 	// A search of the directory leaves them out, and says so.
@@ -414,7 +414,7 @@ func TestRouterRefusesHardLinksBeforeTheEditor(t *testing.T) {
 	}
 	refused(t, "hl-out.txt")
 	t.Run("through a symlink", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		refused(t, "sym-to-hl")
 	})
 	if calls := ed.Requests(); len(calls) != 0 {

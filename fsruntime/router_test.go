@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // routerFixture is a session whose editor buffers differ from the disk.
@@ -176,7 +177,7 @@ func TestRouterChecksRootsBeforeSending(t *testing.T) {
 	}
 	refused(t, filepath.Join(base, "root_backup/secret.txt"), filepath.Join(base, "outside/secret.txt"))
 	t.Run("symlinks", func(t *testing.T) {
-		skipWithoutSymlinks(t, links)
+		ostest.SkipWithoutSymlinks(t, links)
 		refused(t, filepath.Join(root, "link_file"), filepath.Join(root, "link_dir/x"), filepath.Join(root, "parent_link/new.txt"))
 	})
 	if calls := ed.Requests(); len(calls) != 0 {

@@ -3,100 +3,25 @@ package integration
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 )
 
-// The helpers here let the tests run on every OS the binary runs on, in
-// the host's path syntax: paths are joined with filepath.Join, and what
-// needs symbolic links, hard links, named pipes or unix sockets, which
-// Windows may not give a process (and Wine does not give at all), is
-// checked where a probe finds them, and skipped, saying why, where not.
+// The helpers here, with those of internal/ostest, let the tests run on
+// every OS the binary runs on, in the host's path syntax: paths are joined
+// with filepath.Join, and what needs symbolic links, hard links, named
+// pipes or unix sockets, which Windows may not give a process (and Wine
+// does not give at all), is checked where a probe finds them, and
+// skipped, saying why, where not (symbolic links and unix sockets:
+// ostest.NeedSymlinks, ostest.NeedUnixSockets).
 
 // errCannotSignal is what sendSignal returns for a signal the system
 // cannot send to a process: the test that asks for it is skipped.
 var errCannotSignal = errors.New("the system cannot send this signal")
-
-// unixSocketErr reports why no AF_UNIX socket can be listened on here, or
-// nil if one can: the stdio entry the proxy injects reaches it through a
-// relay over such a socket. Windows has them since 10 (1803); Wine does
-// not (WSAEAFNOSUPPORT).
-var unixSocketErr = sync.OnceValue(func() error {
-	dir, err := os.MkdirTemp("", "mcp-acpfs-unix-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	ln, err := net.Listen("unix", filepath.Join(dir, "probe.sock"))
-	if err != nil {
-		return err
-	}
-	return ln.Close()
-})
-
-// needUnixSockets skips the test, saying why, unless AF_UNIX sockets can
-// be listened on here (unixSocketErr).
-func needUnixSockets(t testing.TB) {
-	t.Helper()
-	if err := unixSocketErr(); err != nil {
-		t.Skipf("this needs the stdio relay, which runs over an AF_UNIX socket, and this system has none (as Wine, or Windows before 10 1803): %v", err)
-	}
-}
-
-// symlinkErr reports why no working symbolic link can be made in dir, or
-// nil if one can. It makes a link to a file and one to a directory in a
-// new directory in dir, reads each back and follows it, and removes what
-// it made. On Windows a process may lack the right to make links, and
-// under Wine os.Symlink reports success but leaves no usable link.
-func symlinkErr(dir string) error {
-	probe, err := os.MkdirTemp(dir, "symlink-probe-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(probe)
-	if err := os.WriteFile(filepath.Join(probe, "file"), []byte("x"), 0o644); err != nil {
-		return err
-	}
-	if err := os.Mkdir(filepath.Join(probe, "dir"), 0o755); err != nil {
-		return err
-	}
-	for _, target := range []string{"file", "dir"} {
-		link := filepath.Join(probe, target+"-link")
-		if err := os.Symlink(target, link); err != nil {
-			return err
-		}
-		if got, err := os.Readlink(link); err != nil {
-			return fmt.Errorf("os.Symlink(%q, %q) reported success, but the link cannot be read back: %w", target, link, err)
-		} else if got != target {
-			return fmt.Errorf("the link %s to %q reads back as %q", link, target, got)
-		}
-		if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
-			return fmt.Errorf("the link %s is not described as a link: %v, %v", link, info, err)
-		}
-		info, err := os.Stat(link)
-		if err != nil {
-			return fmt.Errorf("the link %s cannot be followed: %w", link, err)
-		}
-		if info.IsDir() != (target == "dir") {
-			return fmt.Errorf("the link %s to the %s %q leads to a %v", link, target, target, info.Mode().Type())
-		}
-	}
-	return nil
-}
-
-// needSymlinks skips the test, saying why, unless working symbolic links
-// can be made in dir.
-func needSymlinks(t testing.TB, dir string) {
-	t.Helper()
-	skipWithout(t, "symbolic links", symlinkErr(dir))
-}
 
 // skipWithout skips the test if err, what a probe for what found, says
 // that it cannot be had here.
@@ -192,23 +117,4 @@ func isFSRoot(p string) bool { return filepath.Dir(p) == p }
 // a root written in another case is the root itself.
 func namesFoldCase() bool {
 	return runtime.GOOS == "windows" || runtime.GOOS == "darwin"
-}
-
-// chmodKept sets the permission bits of the file at p to perm, and returns
-// the bits the file then has as far as the OS keeps them: perm itself
-// (anything else fails the test), but on Windows, which keeps only a
-// read-only attribute (0444 or 0666), what os.Stat then says.
-func chmodKept(t *testing.T, p string, perm os.FileMode) os.FileMode {
-	t.Helper()
-	if err := os.Chmod(p, perm); err != nil {
-		t.Fatal(err)
-	}
-	fi, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := fi.Mode().Perm(); got != perm && runtime.GOOS != "windows" {
-		t.Fatalf("chmod %s %v left the mode %v", p, perm, got)
-	}
-	return fi.Mode().Perm()
 }

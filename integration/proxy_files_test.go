@@ -17,6 +17,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // The disk and the editor's buffers of a session's cwd differ.
@@ -416,7 +417,7 @@ func TestProxyOutsideRoots(t *testing.T) {
 		putFiles(t, sibling, map[string]string{"secret.txt": secret})
 		putFiles(t, outside, map[string]string{"secret.txt": secret})
 		putFiles(t, shared, map[string]string{"s.txt": "disk shared\n"})
-		links := symlinkErr(base)
+		links := ostest.NoSymlinks(t, base)
 		if links == nil {
 			for link, target := range map[string]string{"link-out.txt": filepath.Join("..", "outside", "secret.txt"), "link-dir": filepath.Join("..", "outside")} {
 				if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
@@ -493,7 +494,7 @@ func TestProxyOutsideRoots(t *testing.T) {
 // which are the paths the editor knows its buffers by.
 func TestProxySymlinkedCwd(t *testing.T) {
 	base := tempDir(t)
-	needSymlinks(t, base)
+	ostest.NeedSymlinks(t, base)
 	target, link := filepath.Join(base, "real"), filepath.Join(base, "link")
 	putFiles(t, target, diskFiles)
 	if err := os.Symlink("real", link); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // TestProxySessionLoadAndEarlyConnect: the tools work in a session/load as
@@ -121,7 +122,7 @@ func TestProxySignal(t *testing.T) {
 			dir := tempDir(t)
 			putFiles(t, dir, diskFiles)
 			mode := agentModes[1]
-			if err := unixSocketErr(); err != nil {
+			if err := ostest.NoUnixSockets(t); err != nil {
 				t.Logf("no AF_UNIX sockets here (%v): the agent gets an http entry, and starts no relay", err)
 				mode = agentModes[0]
 			}

@@ -44,7 +44,7 @@ var agentModes = []agentMode{
 
 // forEachMode runs f as a parallel subtest for each agent mode. The stdio
 // mode's is skipped where the relay's AF_UNIX socket cannot be had
-// (needUnixSockets).
+// (ostest.NeedUnixSockets).
 func forEachMode(t *testing.T, f func(t *testing.T, mode agentMode)) {
 	for _, mode := range agentModes {
 		t.Run(mode.name, func(t *testing.T) {
@@ -60,7 +60,7 @@ func forEachMode(t *testing.T, f func(t *testing.T, mode agentMode)) {
 func (mode agentMode) need(t testing.TB) {
 	t.Helper()
 	if mode.name == "stdio" {
-		needUnixSockets(t)
+		ostest.NeedUnixSockets(t)
 	}
 }
 

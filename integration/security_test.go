@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // The security suite runs every path attack of testdata/attacks.json
@@ -72,7 +73,7 @@ func newSecFixture(t *testing.T) *secFixture {
 	for _, dir := range []string{"outside", "project2", "project_backup", "project-old", "projectile", "project.bak"} {
 		putFiles(t, filepath.Join(base, dir), map[string]string{"secret.txt": secretMark + " in " + dir + "\n"})
 	}
-	f.links = symlinkErr(base)
+	f.links = ostest.NoSymlinks(t, base)
 	hardLinks := hardLinkErr(base)
 	// An entry is made with make, unless the probe of its kind, can,
 	// found that the system cannot make it, or make finds that the
@@ -122,7 +123,7 @@ func newSecFixture(t *testing.T) *secFixture {
 				t.Cleanup(func() { ln.Close() })
 			}
 			return err
-		}, unixSocketErr()},
+		}, ostest.NoUnixSockets(t)},
 	} {
 		if e.can != nil {
 			f.missing[name] = e.can

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/mcpclient"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // eras are the two protocol eras a client can speak: the initialize
@@ -72,7 +73,8 @@ type tree struct {
 	sibling string // base/rootx, whose name has the root's as a prefix
 	outside string // base/outside
 	// links is nil if the symlinks in the root were made, else why
-	// none could be (symlinkErr); fifo likewise for the named pipe.
+	// none could be (ostest.NoSymlinks); fifo likewise for the named
+	// pipe.
 	links, fifo error
 }
 
@@ -91,7 +93,7 @@ func (tr tree) need(t *testing.T, path string) {
 	t.Helper()
 	first, _, _ := strings.Cut(filepath.ToSlash(path), "/")
 	if _, ok := treeLinks[first]; ok {
-		skipWithout(t, "symbolic links", tr.links)
+		ostest.SkipWithoutSymlinks(t, tr.links)
 	}
 	if first == "fifo" {
 		skipWithout(t, "named pipes", tr.fifo)
@@ -139,7 +141,7 @@ func newTree(t *testing.T) tree {
 	}
 	writeFile(t, filepath.Join(tr.outside, "secret.txt"), outsideSecret)
 	writeFile(t, filepath.Join(tr.sibling, "secret.txt"), siblingSecret)
-	if tr.links = symlinkErr(base); tr.links == nil {
+	if tr.links = ostest.NoSymlinks(t, base); tr.links == nil {
 		for link, target := range treeLinks {
 			if err := os.Symlink(target, filepath.Join(tr.root, link)); err != nil {
 				t.Fatal(err)
@@ -701,13 +703,13 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 				abs = tc.path
 			}
 			if tc.before != nil && abs != tc.path { // through a symlink
-				skipWithout(t, "symbolic links", tr.links)
+				ostest.SkipWithoutSymlinks(t, tr.links)
 			}
 			mode := tc.mode
 			if tc.before != nil {
 				writeFile(t, abs, *tc.before)
 				if tc.mode != 0 {
-					mode = chmodKept(t, abs, tc.mode)
+					mode = ostest.ChmodKept(t, abs, tc.mode)
 				}
 				if abs != tc.path {
 					if err := os.Symlink(filepath.Base(abs), tc.path); err != nil {
@@ -1101,7 +1103,7 @@ func TestStdioRootForms(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.root == link {
-				skipWithout(t, "symbolic links", tr.links)
+				ostest.SkipWithoutSymlinks(t, tr.links)
 			}
 			p := start(t, procOptions{dir: tc.dir}, "serve", "--root", tc.root)
 			c := p.connect(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION)

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
@@ -42,7 +43,7 @@ func TestProxyV2EntryPerTransport(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.typ == "stdio" {
-				needUnixSockets(t)
+				ostest.NeedUnixSockets(t)
 			}
 			r := startACPRig(t, proxy.ProxyOptions{}, v2Editor, v2Agent(tc.mcp), nil)
 			if r.init.Error != nil {
@@ -223,7 +224,7 @@ func TestProxyForcedTransportNotAdvertised(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.want == capabilities.TransportStdio && tc.errorText == "" {
-				needUnixSockets(t) // for the session's stdio entry
+				ostest.NeedUnixSockets(t) // for the session's stdio entry
 			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, tc.editor, tc.agent, nil)
 			if tc.errorText == "" {

@@ -16,7 +16,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -289,7 +288,7 @@ type faultRig struct {
 // opts.Bridge.Logger and opts.AgentStderr are set here. The goroutine
 // check runs when the test ends, after the proxy has exited.
 func startFaultRig(t *testing.T, opts proxy.ProxyOptions) *faultRig {
-	needUnixSockets(t)
+	ostest.NeedUnixSockets(t)
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
 
@@ -759,13 +758,13 @@ func TestProxyRefusesOverlongLines(t *testing.T) {
 
 // listenFaultAgent listens on a fresh unix socket that the fault agent,
 // run as this test binary (the returned path), connects back to; where the
-// system has no unix sockets (haveUnixSockets), on a loopback TCP port,
-// which serves the test as well. The listener is closed when the test
-// ends.
+// system has no unix sockets (ostest.NoUnixSockets), on a loopback TCP
+// port, which serves the test as well. The listener is closed when the
+// test ends.
 func listenFaultAgent(t *testing.T) (net.Listener, string) {
 	t.Helper()
 	var ln net.Listener
-	if haveUnixSockets(t) {
+	if ostest.NoUnixSockets(t) == nil {
 		sockDir, err := os.MkdirTemp("", "acpfs-faults-") // short: a socket path is at most 108 bytes
 		if err != nil {
 			t.Fatal(err)
@@ -815,49 +814,4 @@ func acceptFaultAgent(t *testing.T, ln net.Listener) (int, io.ReadWriteCloser) {
 		io.Writer
 		io.Closer
 	}{br, conn, conn}
-}
-
-// errNoAFUnix is the error Windows gives for a socket of an address family
-// it does not have: WSAEAFNOSUPPORT.
-const errNoAFUnix = syscall.Errno(10047)
-
-// unixSocketErr is why a unix socket cannot be listened on here, or nil:
-// found once, by listening on one in a new directory.
-var unixSocketErr = sync.OnceValue(func() error {
-	dir, err := os.MkdirTemp("", "acpfs-probe-") // short, as above
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(dir)
-	ln, err := net.Listen("unix", filepath.Join(dir, "probe.sock"))
-	if err != nil {
-		return err
-	}
-	return ln.Close()
-})
-
-// haveUnixSockets reports whether the system has unix sockets (AF_UNIX),
-// which the proxy's stdio entries need for their relay: Windows has them
-// from Windows 10 1803 on, and Wine has none. A probe that fails for any
-// other reason fails the test.
-func haveUnixSockets(t *testing.T) bool {
-	t.Helper()
-	err := unixSocketErr()
-	if err == nil {
-		return true
-	}
-	if runtime.GOOS == "windows" && errors.Is(err, errNoAFUnix) {
-		return false
-	}
-	t.Fatalf("listen on a unix socket: %v", err)
-	return false
-}
-
-// needUnixSockets skips the test, saying why, where the system has no unix
-// sockets (haveUnixSockets).
-func needUnixSockets(t *testing.T) {
-	t.Helper()
-	if !haveUnixSockets(t) {
-		t.Skipf("a stdio entry's relay connects over a unix socket, and this system has none (Wine has no AF_UNIX; Windows has it from Windows 10 1803 on): %v", unixSocketErr())
-	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
@@ -347,7 +348,7 @@ func TestProxyTransportFlagOpensTheEndpoint(t *testing.T) {
 	} {
 		t.Run(tc.want.String(), func(t *testing.T) {
 			if tc.want == capabilities.TransportStdio {
-				needUnixSockets(t)
+				ostest.NeedUnixSockets(t)
 			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, v1Editor, v1Agent(map[string]any{"acp": true, "http": true}), nil)
 			_, params, _ := r.newSession("")

@@ -3,38 +3,28 @@ package proxy
 import (
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 )
 
-// The helpers here let the package's own tests run in the path syntax and
-// on the file systems of every OS: a fixture written as a Unix path means
-// the same path on drive C: on Windows.
-
-// hostPath returns the absolute path that slash, a slash-separated
-// absolute fixture such as "/w/a.txt" that names nothing on disk, stands
-// for in this OS's syntax: itself on Unix, and on drive C: on Windows
-// (C:\w\a.txt), where a path without a drive is not absolute.
-func hostPath(slash string) string {
-	if runtime.GOOS == "windows" {
-		return "C:" + filepath.FromSlash(slash)
-	}
-	return slash
-}
+// The helpers here, with those of internal/ostest, let the package's own
+// tests run in the path syntax and on the file systems of every OS: a
+// fixture written as a Unix path means the same path on drive C: on
+// Windows (ostest.HostPath).
 
 // shortFileURI matches file:/ and the first character of the path of a
 // file URI in the short form, file:/w/a.txt.
 var shortFileURI = regexp.MustCompile(`file:/([^/])`)
 
 // hostJSON returns text, JSON whose absolute fixtures are Unix paths, with
-// them moved to drive C: on Windows as hostPath does, but in slashes, which
-// Windows takes too (C:/w/a.txt): every string that starts with / (at any
-// depth of quoting, as in an argument list sent as text), and the paths of
-// file URIs (file:///w/a is file:///C:/w/a, file:/w/a is file:/C:/w/a). A
-// URI with a host is left alone. On Unix text is returned as it is.
+// them moved to drive C: on Windows as ostest.HostPath does, but in
+// slashes, which Windows takes too (C:/w/a.txt): every string that starts
+// with / (at any depth of quoting, as in an argument list sent as text),
+// and the paths of file URIs (file:///w/a is file:///C:/w/a, file:/w/a is
+// file:/C:/w/a). A URI with a host is left alone. On Unix text is returned
+// as it is.
 func hostJSON(text string) string {
 	if runtime.GOOS != "windows" {
 		return text

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -35,22 +36,22 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 	}{
 		{"claude: tool_call, relative path, line",
 			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__read_text_file"}},"toolCallId":"toolu_1","sessionUpdate":"tool_call","rawInput":{"path":"src/a.go","line":12,"limit":5},"status":"pending","title":"mcp__acpfs__read_text_file","kind":"other","content":[]}`),
-			"read", []any{map[string]any{"path": hostPath("/w/src/a.go"), "line": 12.0}}},
+			"read", []any{map[string]any{"path": ostest.HostPath("/w/src/a.go"), "line": 12.0}}},
 		{"claude: tool_call_update of an edit",
 			note(`{"_meta":{"claudeCode":{"toolName":"mcp__acpfs__edit_text_file"}},"toolCallId":"toolu_2","sessionUpdate":"tool_call_update","rawInput":{"path":"/w/b.go","edits":[]},"title":"mcp__acpfs__edit_text_file","kind":"other","content":[]}`),
-			"edit", []any{map[string]any{"path": hostPath("/w/b.go")}}},
+			"edit", []any{map[string]any{"path": ostest.HostPath("/w/b.go")}}},
 		{"codex: a move",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/move_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"move_file","arguments":{"source":"a","destination":"b/c"}}}`),
-			"move", []any{map[string]any{"path": hostPath("/w/b/c")}}},
+			"move", []any{map[string]any{"path": ostest.HostPath("/w/b/c")}}},
 		{"codex: a search of the working directory",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_2","title":"Tool: acpfs/grep","status":"in_progress","rawInput":{"server":"acpfs","tool":"grep","arguments":{"pattern":"x"}}}`),
-			"search", []any{map[string]any{"path": hostPath("/w")}}},
+			"search", []any{map[string]any{"path": ostest.HostPath("/w")}}},
 		{"codex: a delete, arguments absent",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_3","title":"Tool: acpfs/delete_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"delete_file"}}`),
 			"delete", nil},
 		{"gemini: an in-progress call with its arguments as text",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"mcp_acpfs_write_text_file-1-1","status":"in_progress","title":"write_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/n.txt\",\"content\":\"x\"}"}}],"locations":[],"kind":"other"}`),
-			"edit", []any{map[string]any{"path": hostPath("/w/n.txt")}}},
+			"edit", []any{map[string]any{"path": ostest.HostPath("/w/n.txt")}}},
 		{"locations the agent gave stay",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__acpfs__read_text_file","rawInput":{"path":"/w/a"},"kind":"read","locations":[{"path":"/elsewhere"}]}`),
 			"", nil},
@@ -62,7 +63,7 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 			"", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := &follower{server: "acpfs", cwd: func(s string) string { return map[string]string{"s1": hostPath("/w")}[s] }, seen: map[string]json.RawMessage{}}
+			f := &follower{server: "acpfs", cwd: func(s string) string { return map[string]string{"s1": ostest.HostPath("/w")}[s] }, seen: map[string]json.RawMessage{}}
 			line := hostJSON(tc.line)
 			m := parseLine(t, line)
 			out := f.update(m)
@@ -106,8 +107,8 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 // tool_call_update when the call completes has kind "other" and empty
 // locations again, which would undo the first fill.
 func TestFollowerRemembersArguments(t *testing.T) {
-	f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
-	want := `{"line":3,"path":` + jsonString(hostPath("/w/a.txt")) + `}`
+	f := &follower{server: "acpfs", cwd: func(string) string { return ostest.HostPath("/w") }, seen: map[string]json.RawMessage{}}
+	want := `{"line":3,"path":` + jsonString(ostest.HostPath("/w/a.txt")) + `}`
 	perm := parseLine(t, `{"jsonrpc":"2.0","id":4,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":{"toolCallId":"c1","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"a.txt\",\"line\":3}"}}],"locations":[],"kind":"other"}}}`)
 	out := f.permission(perm)
 	var p struct {
@@ -165,7 +166,7 @@ func TestFollowerSkipsOtherUpdates(t *testing.T) {
 func TestFollowerRecordedSequences(t *testing.T) {
 	const upd = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`
 	const perm = `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":`
-	notes := hostPath("/w/notes.txt")
+	notes := ostest.HostPath("/w/notes.txt")
 	for _, tc := range []struct {
 		agent string
 		lines []string
@@ -189,7 +190,7 @@ func TestFollowerRecordedSequences(t *testing.T) {
 		}, []string{"read", ""}, []string{notes, ""}},
 	} {
 		t.Run(tc.agent, func(t *testing.T) {
-			f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
+			f := &follower{server: "acpfs", cwd: func(string) string { return ostest.HostPath("/w") }, seen: map[string]json.RawMessage{}}
 			for i, line := range tc.lines {
 				line = hostJSON(line)
 				m := parseLine(t, line)
@@ -248,7 +249,7 @@ func BenchmarkFollower(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.Run(bc.name, func(b *testing.B) {
-			f := &follower{server: "acpfs", cwd: func(string) string { return hostPath("/w") }, seen: map[string]json.RawMessage{}}
+			f := &follower{server: "acpfs", cwd: func(string) string { return ostest.HostPath("/w") }, seen: map[string]json.RawMessage{}}
 			b.SetBytes(int64(len(bc.line)))
 			for b.Loop() {
 				f.update(m)
@@ -280,10 +281,10 @@ func locationsOf(t *testing.T, f *follower, session, id, tool, rawInput string) 
 // included), are remembered per session, and come only from arguments
 // that are there.
 func TestFollowerLocationsAsTheToolsResolve(t *testing.T) {
-	cwds := map[string]string{"s1": hostPath("/w"), "s2": hostPath("/v")}
+	cwds := map[string]string{"s1": ostest.HostPath("/w"), "s2": ostest.HostPath("/v")}
 	f := newFollower("acpfs", func(s string) string { return cwds[s] })
-	f.home = hostPath("/home/me")
-	locAt := func(slash string) string { return `[{"path":` + jsonString(hostPath(slash)) + `}]` }
+	f.home = ostest.HostPath("/home/me")
+	locAt := func(slash string) string { return `[{"path":` + jsonString(ostest.HostPath(slash)) + `}]` }
 	// A file URI with a host is not a path the tools take, but on Windows,
 	// where it names a share: \\host\x.
 	hostURI := ``

@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // TestMain runs main itself when the test binary is started as the command
@@ -175,7 +175,7 @@ func TestServeNoFsyncWrites(t *testing.T) {
 		}
 	}
 	write("first\n")
-	mode := chmodKept(t, p, 0o646)
+	mode := ostest.ChmodKept(t, p, 0o646)
 	write("second\n")
 	c.Close()
 	if got := <-code; got != 0 {
@@ -195,28 +195,6 @@ func TestServeNoFsyncWrites(t *testing.T) {
 	if !strings.Contains(stderr.String(), "fsync=false") {
 		t.Errorf("the debug log does not say fsync=false:\n%s", stderr.String())
 	}
-}
-
-// chmodKept sets the permission bits of the file at p to perm, and returns
-// the bits it then has as far as the OS keeps them: perm itself, but on
-// Windows, which keeps only a read-only attribute, what os.Stat then says
-// (0666 for a perm with the owner's write bit).
-func chmodKept(t *testing.T, p string, perm os.FileMode) os.FileMode {
-	t.Helper()
-	if err := os.Chmod(p, perm); err != nil {
-		t.Fatal(err)
-	}
-	info, err := os.Stat(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := info.Mode().Perm(); got != perm {
-		if runtime.GOOS != "windows" {
-			t.Fatalf("chmod %v left the file at %v", perm, got)
-		}
-		return got
-	}
-	return perm
 }
 
 func TestParseSize(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // fuzzWorkDir is the working directory FuzzAbs resolves against in Unix
@@ -111,7 +112,7 @@ func checkHost(t *testing.T, p string) {
 	if filepath.Separator == '\\' {
 		f = fspath.WindowsPaths
 	}
-	wd := hostAbs(fuzzWorkDir)
+	wd := ostest.HostPath(fuzzWorkDir)
 	got, err := fspath.Abs(wd, p)
 	if want, werr := fspath.AbsIn(f, wd, p); got != want || fmt.Sprint(err) != fmt.Sprint(werr) {
 		t.Fatalf("Abs(%q, %q) = %q, %v; want %q, %v as in flavour %d", wd, p, got, err, want, werr, f)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 func TestNamesDir(t *testing.T) {
@@ -51,7 +52,7 @@ func TestIsFileURI(t *testing.T) {
 }
 
 func TestAbsFileRefusesADirectorysPath(t *testing.T) {
-	wd := hostAbs("/w") // an absolute working directory on the running OS
+	wd := ostest.HostPath("/w") // an absolute working directory on the running OS
 	for _, p := range []string{"file.txt/", "sub/file.txt//", "file.txt/.", "/w/file.txt/", "/", "file:///w/file.txt/", "file:///w/file.txt%2F"} {
 		_, err := fspath.AbsFile(wd, p)
 		pe, ok := errors.AsType[*fs.PathError](err)
@@ -65,7 +66,7 @@ func TestAbsFileRefusesADirectorysPath(t *testing.T) {
 		}
 	}
 	// On Windows, /x is x at the root of the working directory's drive.
-	want := map[string]string{"file.txt": hostAbs("/w/file.txt"), ".": wd, "a/./b": hostAbs("/w/a/b"), "file:///x/y.txt": hostAbs("/x/y.txt")}
+	want := map[string]string{"file.txt": ostest.HostPath("/w/file.txt"), ".": wd, "a/./b": ostest.HostPath("/w/a/b"), "file:///x/y.txt": ostest.HostPath("/x/y.txt")}
 	refused := []string{"", "a\x00b", "file://u@localhost/x"}
 	if hostHasShares {
 		want["file://host/x"] = `\\host\x`

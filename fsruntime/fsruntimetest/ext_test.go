@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 func TestExtMemFS(t *testing.T) {
@@ -28,11 +29,11 @@ func TestExtMemFS(t *testing.T) {
 func TestExtMemFSWithLimitAndRoots(t *testing.T) {
 	m := fsruntimetest.NewExtMemFS()
 	m.Max = 2 << 20
-	m.Roots = []string{hostAbs("/elsewhere"), memDir}
+	m.Roots = []string{ostest.HostPath("/elsewhere"), memDir}
 	if err := fsruntimetest.TestFSExt(t.Context(), m, inMem("ext")); err != nil {
 		t.Fatal(err)
 	}
-	for _, outside := range []string{hostAbs("/work/outside.txt"), filepath.Join(memDir+"-sibling", "a.txt"), hostAbs("/etc/passwd"), hostAbs("/")} {
+	for _, outside := range []string{ostest.HostPath("/work/outside.txt"), filepath.Join(memDir+"-sibling", "a.txt"), ostest.HostPath("/etc/passwd"), ostest.HostPath("/")} {
 		if err := fsruntimetest.TestRootsExt(t.Context(), m, memDir, outside); err != nil {
 			t.Errorf("outside %q: %v", outside, err)
 		}
@@ -58,7 +59,7 @@ func TestFSExtSkipsWhatIsNotImplemented(t *testing.T) {
 	if err := fsruntimetest.TestFSExt(t.Context(), m, memDir); err != nil {
 		t.Fatal(err)
 	}
-	if err := fsruntimetest.TestRootsExt(t.Context(), m, memDir, hostAbs("/outside")); err != nil {
+	if err := fsruntimetest.TestRootsExt(t.Context(), m, memDir, ostest.HostPath("/outside")); err != nil {
 		t.Fatal(err)
 	}
 	if m.Paths() == nil {
@@ -79,7 +80,7 @@ func TestExtArgs(t *testing.T) {
 		if fsruntimetest.TestSymlinks(ctx, m, dir, link) == nil {
 			t.Errorf("TestSymlinks with dir %q: nil error", dir)
 		}
-		if fsruntimetest.TestRootsExt(ctx, m, dir, hostAbs("/outside")) == nil {
+		if fsruntimetest.TestRootsExt(ctx, m, dir, ostest.HostPath("/outside")) == nil {
 			t.Errorf("TestRootsExt with root %q: nil error", dir)
 		}
 		if fsruntimetest.TestRootsExt(ctx, m, memDir, dir) == nil {
@@ -98,13 +99,11 @@ func TestExtArgs(t *testing.T) {
 // rely on anything particular to the disk backend. It needs symlinks that
 // work, which a probe finds out.
 func TestOSSymlinks(t *testing.T) {
-	if noLinks := symlinkUnsupported(t); noLinks != "" {
-		t.Skip(noLinks)
-	}
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
+	ostest.NeedSymlinks(t, dir)
 	if err := fsruntimetest.TestSymlinks(t.Context(), osExtFS{}, dir, os.Symlink); err != nil {
 		t.Fatal(err)
 	}
@@ -683,7 +682,7 @@ func TestBrokenExt(t *testing.T) {
 }
 
 func TestBrokenRootsExt(t *testing.T) {
-	outside := hostAbs("/work/outside.txt")
+	outside := ostest.HostPath("/work/outside.txt")
 	rooted := func() *fsruntimetest.ExtMemFS {
 		m := fsruntimetest.NewExtMemFS()
 		m.Roots = []string{memDir}
@@ -759,41 +758,41 @@ func TestBrokenRootsExt(t *testing.T) {
 func TestExtMemFSMethods(t *testing.T) {
 	ctx := t.Context()
 	m := fsruntimetest.NewExtMemFS()
-	m.Set(hostAbs("/p/a.txt"), "a\n")
-	m.Set(hostAbs("/p/bin"), "\xff\x00")
-	if b, err := m.ReadFile(ctx, hostAbs("/p/bin"), 0); err != nil || string(b) != "\xff\x00" {
+	m.Set(ostest.HostPath("/p/a.txt"), "a\n")
+	m.Set(ostest.HostPath("/p/bin"), "\xff\x00")
+	if b, err := m.ReadFile(ctx, ostest.HostPath("/p/bin"), 0); err != nil || string(b) != "\xff\x00" {
 		t.Errorf("ReadFile of planted binary = %q, %v", b, err)
 	}
-	if _, err := m.HashTextFile(ctx, hostAbs("/p/bin")); !errors.Is(err, fsruntime.ErrBinary) {
+	if _, err := m.HashTextFile(ctx, ostest.HostPath("/p/bin")); !errors.Is(err, fsruntime.ErrBinary) {
 		t.Errorf("HashTextFile of binary: %v, want ErrBinary", err)
 	}
 	// The hash ignores Max, as the disk's does; ReadFile's default is Max.
 	m.Max = 1
-	if h, err := m.HashTextFile(ctx, hostAbs("/p/a.txt")); err != nil || h != fsruntime.HashText("a\n") {
+	if h, err := m.HashTextFile(ctx, ostest.HostPath("/p/a.txt")); err != nil || h != fsruntime.HashText("a\n") {
 		t.Errorf("HashTextFile over Max = %q, %v", h, err)
 	}
-	if _, err := m.ReadFile(ctx, hostAbs("/p/a.txt"), 0); !errors.Is(err, fsruntime.ErrTooLarge) {
+	if _, err := m.ReadFile(ctx, ostest.HostPath("/p/a.txt"), 0); !errors.Is(err, fsruntime.ErrTooLarge) {
 		t.Errorf("ReadFile over Max: %v", err)
 	}
 	m.Max = 0
 	// A directory emptied by a removal stays, as on disk.
-	if err := m.Remove(ctx, hostAbs("/p/a.txt"), false); err != nil {
+	if err := m.Remove(ctx, ostest.HostPath("/p/a.txt"), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := m.Remove(ctx, hostAbs("/p/bin"), false); err != nil {
+	if err := m.Remove(ctx, ostest.HostPath("/p/bin"), false); err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := m.Stat(ctx, hostAbs("/p")); err != nil || fi.Type != fsruntime.TypeDirectory {
+	if fi, err := m.Stat(ctx, ostest.HostPath("/p")); err != nil || fi.Type != fsruntime.TypeDirectory {
 		t.Errorf("Stat(/p) after emptying it = %+v, %v", fi, err)
 	}
 	// Plain MemFS methods see the explicit directories.
-	if err := m.MkdirAll(ctx, hostAbs("/p/q/r")); err != nil {
+	if err := m.MkdirAll(ctx, ostest.HostPath("/p/q/r")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := m.ReadTextFile(ctx, hostAbs("/p/q"), 0, 0); !errors.Is(err, fsruntime.ErrNotRegular) {
+	if _, err := m.ReadTextFile(ctx, ostest.HostPath("/p/q"), 0, 0); !errors.Is(err, fsruntime.ErrNotRegular) {
 		t.Errorf("ReadTextFile of a made directory: %v", err)
 	}
-	if err := m.WriteTextFile(ctx, hostAbs("/p/q/r"), "x"); err == nil {
+	if err := m.WriteTextFile(ctx, ostest.HostPath("/p/q/r"), "x"); err == nil {
 		t.Error("WriteTextFile over a made directory succeeded")
 	}
 	if got := fmt.Sprint(m.Paths()); got != "[]" {

@@ -14,10 +14,11 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // memDir is the test directory used with a MemFS; nothing touches the disk.
-var memDir = hostAbs("/work/runtimetest")
+var memDir = ostest.HostPath("/work/runtimetest")
 
 func TestMemFS(t *testing.T) {
 	if err := fsruntimetest.TestFS(t.Context(), fsruntimetest.NewMemFS(), memDir); err != nil {
@@ -35,7 +36,7 @@ func TestZeroMemFS(t *testing.T) {
 func TestMemFSWithLimitAndRoots(t *testing.T) {
 	m := fsruntimetest.NewMemFS()
 	m.Max = 2 << 20
-	m.Roots = []string{hostAbs("/elsewhere"), memDir}
+	m.Roots = []string{ostest.HostPath("/elsewhere"), memDir}
 	if err := fsruntimetest.TestFS(t.Context(), m, memDir); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +56,7 @@ func TestMemFSRoots(t *testing.T) {
 	m := fsruntimetest.NewMemFS()
 	m.Roots = []string{memDir}
 	for _, outside := range []string{"/work/outside.txt", "/work/runtimetest-sibling/a.txt", "/etc/passwd", "/"} {
-		outside = hostAbs(outside)
+		outside = ostest.HostPath(outside)
 		if err := fsruntimetest.TestRoots(t.Context(), m, inMem("in.txt"), outside); err != nil {
 			t.Errorf("outside %q: %v", outside, err)
 		}
@@ -81,10 +82,10 @@ func TestArgs(t *testing.T) {
 		if fsruntimetest.TestLimits(ctx, m, dir, 10) == nil {
 			t.Errorf("TestLimits with dir %q: nil error", dir)
 		}
-		if fsruntimetest.TestRoots(ctx, m, dir, hostAbs("/outside.txt")) == nil {
+		if fsruntimetest.TestRoots(ctx, m, dir, ostest.HostPath("/outside.txt")) == nil {
 			t.Errorf("TestRoots with inside %q: nil error", dir)
 		}
-		if fsruntimetest.TestRoots(ctx, m, hostAbs("/inside.txt"), dir) == nil {
+		if fsruntimetest.TestRoots(ctx, m, ostest.HostPath("/inside.txt"), dir) == nil {
 			t.Errorf("TestRoots with outside %q: nil error", dir)
 		}
 	}
@@ -481,7 +482,7 @@ func TestBrokenLimits(t *testing.T) {
 }
 
 func TestBrokenRoots(t *testing.T) {
-	inside, outside := inMem("in.txt"), hostAbs("/work/outside.txt")
+	inside, outside := inMem("in.txt"), ostest.HostPath("/work/outside.txt")
 	for _, tc := range []struct {
 		name string
 		want string
@@ -490,12 +491,12 @@ func TestBrokenRoots(t *testing.T) {
 		{"no roots", "outside roots", func() fsruntime.FS { return fsruntimetest.NewMemFS() }},
 		{"inside refused", "inside roots", func() fsruntime.FS {
 			m := fsruntimetest.NewMemFS()
-			m.Roots = []string{hostAbs("/elsewhere")}
+			m.Roots = []string{ostest.HostPath("/elsewhere")}
 			return m
 		}},
 		{"string prefix", "outside roots", func() fsruntime.FS {
 			m := fsruntimetest.NewMemFS()
-			m.Roots = []string{hostAbs("/work")}
+			m.Roots = []string{ostest.HostPath("/work")}
 			return m
 		}},
 		{"plain permission error", "fsruntime.ErrOutsideRoots", func() fsruntime.FS {
@@ -536,45 +537,45 @@ func TestBrokenRoots(t *testing.T) {
 func TestMemFSMethods(t *testing.T) {
 	ctx := t.Context()
 	m := fsruntimetest.NewMemFS()
-	m.Set(hostAbs("/p/a.txt"), "a\n")
-	m.Set(hostAbs("/p/q/b.txt"), "b\x00")
-	if got, ok := m.Get(hostAbs("/p/a.txt")); !ok || got != "a\n" {
+	m.Set(ostest.HostPath("/p/a.txt"), "a\n")
+	m.Set(ostest.HostPath("/p/q/b.txt"), "b\x00")
+	if got, ok := m.Get(ostest.HostPath("/p/a.txt")); !ok || got != "a\n" {
 		t.Errorf("Get(/p/a.txt) = %q, %v", got, ok)
 	}
-	if _, ok := m.Get(hostAbs("/p")); ok {
+	if _, ok := m.Get(ostest.HostPath("/p")); ok {
 		t.Error("Get(/p) found a directory")
 	}
-	if got, want := m.Paths(), []string{hostAbs("/p/a.txt"), hostAbs("/p/q/b.txt")}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if got, want := m.Paths(), []string{ostest.HostPath("/p/a.txt"), ostest.HostPath("/p/q/b.txt")}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("Paths() = %q, want %q", got, want)
 	}
 	// Planted binary content is refused on read.
-	if _, err := m.ReadTextFile(ctx, hostAbs("/p/q/b.txt"), 0, 0); !errors.Is(err, fsruntime.ErrBinary) {
+	if _, err := m.ReadTextFile(ctx, ostest.HostPath("/p/q/b.txt"), 0, 0); !errors.Is(err, fsruntime.ErrBinary) {
 		t.Errorf("read of binary: %v, want ErrBinary", err)
 	}
-	for _, dir := range []string{hostAbs("/"), hostAbs("/p"), hostAbs("/p/q")} {
+	for _, dir := range []string{ostest.HostPath("/"), ostest.HostPath("/p"), ostest.HostPath("/p/q")} {
 		if _, err := m.ReadTextFile(ctx, dir, 0, 0); !errors.Is(err, fsruntime.ErrNotRegular) {
 			t.Errorf("read of %s: %v, want ErrNotRegular", dir, err)
 		}
 	}
 	// "/p/q.txt" shares a prefix with "/p/q" but is no directory.
-	if _, err := m.ReadTextFile(ctx, hostAbs("/p/q.txt"), 0, 0); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := m.ReadTextFile(ctx, ostest.HostPath("/p/q.txt"), 0, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read of /p/q.txt: %v, want ErrNotExist", err)
 	}
-	if !m.Delete(hostAbs("/p/q/b.txt")) || m.Delete(hostAbs("/p/q/b.txt")) {
+	if !m.Delete(ostest.HostPath("/p/q/b.txt")) || m.Delete(ostest.HostPath("/p/q/b.txt")) {
 		t.Error("Delete did not report the file once")
 	}
-	if _, err := m.ReadTextFile(ctx, hostAbs("/p/q"), 0, 0); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := m.ReadTextFile(ctx, ostest.HostPath("/p/q"), 0, 0); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("read of /p/q after the delete: %v, want ErrNotExist", err)
 	}
 	// Set bypasses the limit.
 	m.Max = 4
-	m.Set(hostAbs("/p/big.txt"), "0123456789\n")
-	if _, err := m.ReadTextFile(ctx, hostAbs("/p/big.txt"), 0, 0); !errors.Is(err, fsruntime.ErrTooLarge) {
+	m.Set(ostest.HostPath("/p/big.txt"), "0123456789\n")
+	if _, err := m.ReadTextFile(ctx, ostest.HostPath("/p/big.txt"), 0, 0); !errors.Is(err, fsruntime.ErrTooLarge) {
 		t.Errorf("read over Max: %v, want ErrTooLarge", err)
 	} else if tl, ok := errors.AsType[*fsruntime.TooLargeError](err); !ok || !tl.Read {
 		t.Errorf("read over Max: %#v, want a *fsruntime.TooLargeError with Read set", err)
 	}
-	for _, bad := range []string{"", "rel", hostAbs("/a/../b"), hostAbs("/a\x00"), hostAbs("/p")} {
+	for _, bad := range []string{"", "rel", ostest.HostPath("/a/../b"), ostest.HostPath("/a\x00"), ostest.HostPath("/p")} {
 		func() {
 			defer func() {
 				if recover() == nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/search"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // openDisk opens a Disk on dirs, closed when the test ends.
@@ -38,43 +39,6 @@ func realTempDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// hostAbs returns p, an absolute path in Unix syntax, as an absolute path
-// in the running OS's syntax: p itself where / starts an absolute path,
-// else p on drive C: (C:\nowhere for /nowhere on Windows).
-func hostAbs(p string) string {
-	if filepath.IsAbs(p) {
-		return p
-	}
-	return "C:" + filepath.FromSlash(p)
-}
-
-// symlinkUnsupported returns why os.Symlink cannot make a working symlink
-// here, or "" if it can, which it finds out by making one in a temporary
-// directory: Windows refuses without the privilege to (or developer
-// mode), and Wine 10 answers CreateSymbolicLinkW with success but makes
-// nothing (its CreateSymbolicLinkW is a stub). A link that is made but
-// does not work as one fails the test.
-func symlinkUnsupported(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "target.txt"), "target\n")
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink("target.txt", link); err != nil {
-		return fmt.Sprintf("os.Symlink cannot make a symlink here: %v", err)
-	}
-	fi, err := os.Lstat(link)
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Sprintf("os.Symlink reports success but makes no symlink here (Lstat: %v), as under Wine, whose CreateSymbolicLinkW is a stub", err)
-	}
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		t.Fatalf("os.Symlink made %s, which Lstat describes as %v, %v; want a symlink", link, fi, err)
-	}
-	if b, err := os.ReadFile(link); err != nil || string(b) != "target\n" {
-		t.Fatalf("the symlink %s to target.txt reads %q, %v", link, b, err)
-	}
-	return ""
 }
 
 // writeFile writes content at path, making its directories.
@@ -217,7 +181,7 @@ func TestGlob(t *testing.T) {
 	}
 
 	// Types, and an absolute pattern, which ignores dir.
-	if r, err := search.Glob(t.Context(), fsys, hostAbs("/nowhere"), filepath.ToSlash(dir)+"/a/*", 0); err != nil {
+	if r, err := search.Glob(t.Context(), fsys, ostest.HostPath("/nowhere"), filepath.ToSlash(dir)+"/a/*", 0); err != nil {
 		t.Errorf("absolute Glob: %v", err)
 	} else {
 		var types []string
@@ -276,8 +240,8 @@ func TestGlobErrors(t *testing.T) {
 	dir := filepath.Join(base, "root")
 	writeFile(t, filepath.Join(dir, "f.txt"), "x")
 	writeFile(t, filepath.Join(base, "outside/o.txt"), "x")
-	noLinks := symlinkUnsupported(t)
-	if noLinks == "" {
+	noLinks := ostest.NoSymlinks(t, base)
+	if noLinks == nil {
 		if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
 			t.Fatal(err)
 		}
@@ -305,9 +269,7 @@ func TestGlobErrors(t *testing.T) {
 		}
 	}
 	t.Run("symlink", func(t *testing.T) {
-		if noLinks != "" {
-			t.Skip(noLinks)
-		}
+		ostest.SkipWithoutSymlinks(t, noLinks)
 		// The link is resolved, to f.txt.
 		link := filepath.Join(dir, "link")
 		if _, err := search.Glob(t.Context(), fsys, link, "*", 0); !errors.Is(err, fs.ErrInvalid) || !strings.Contains(fmt.Sprint(err), "not a directory") {
@@ -549,8 +511,8 @@ func TestGrepErrors(t *testing.T) {
 	dir := filepath.Join(base, "root")
 	writeFile(t, filepath.Join(dir, "f.txt"), "x\n")
 	writeFile(t, filepath.Join(base, "outside/o.txt"), "x\n")
-	if noLinks := symlinkUnsupported(t); noLinks != "" {
-		t.Logf("no symlink in the tree: %s", noLinks)
+	if noLinks := ostest.NoSymlinks(t, base); noLinks != nil {
+		t.Logf("no symlink in the tree: %v", noLinks)
 	} else if err := os.Symlink("f.txt", filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}

@@ -165,6 +165,10 @@ func TestSearchToolsListed(t *testing.T) {
 							t.Errorf("%s: description does not mention %q", name, phrase)
 						}
 					}
+					// On Windows glob says to write / in a pattern, where \ escapes.
+					if windows := strings.Contains(tool.Description, "C:/src/**/*.go"); windows != (name == mcpfs.Glob && filepath.Separator == '\\') {
+						t.Errorf("%s: description shows how to write a pattern on Windows: %v", name, windows)
+					}
 					a := tool.Annotations
 					if a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint == nil || *a.DestructiveHint ||
 						a.IdempotentHint == nil || !*a.IdempotentHint || a.OpenWorldHint == nil || *a.OpenWorldHint {

@@ -136,7 +136,7 @@ func TestAbsWindowsRefuses(t *testing.T) {
 		{`file://[::1]/share/x`, "does not name a share"},
 		{`file://server`, "no absolute path"},
 		{`file://evil.example/C:/etc/passwd`, "cannot be a UNC path's server or share name"},
-		{`\\srv\C:\x`, "cannot be a UNC path's server or share name"},
+		{`\\srv\C:\x`, `"C:" cannot be a UNC path's server or share name (\\server\share\dir\name; `},
 		{`//srv?/share/x`, "cannot be a UNC path's server or share name"},
 		{`file://server/`, "needs a server and a share"},
 		{`file:///C:/w/a.txt?x`, "query"},

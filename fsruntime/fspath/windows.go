@@ -46,8 +46,7 @@ func parseWin(p string) (winPath, error) {
 		}
 		for _, name := range []string{server, share} {
 			if checkWinName(name) != nil {
-				return winPath{}, fmt.Errorf(`%q cannot be a UNC path's server or share name (\server\share\dir
-ame; a file:// URI with a host names a share: file://server/share/dir/name)`, name)
+				return winPath{}, fmt.Errorf(`%q cannot be a UNC path's server or share name (\\server\share\dir\name; a file:// URI with a host names a share: file://server/share/dir/name)`, name)
 			}
 		}
 		if rest != "" || sep(p[len(p)-1]) {

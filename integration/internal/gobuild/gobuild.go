@@ -4,6 +4,7 @@ package gobuild
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -69,13 +70,27 @@ func copyBuilt(from, to string, pkgs []string) error {
 		if runtime.GOOS == "windows" {
 			name += ".exe"
 		}
-		data, err := os.ReadFile(filepath.Join(from, name))
-		if err != nil {
+		if err := copyFile(filepath.Join(from, name), filepath.Join(to, name)); err != nil {
 			return fmt.Errorf("MCP_ACPFS_PREBUILT: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(to, name), data, 0o755); err != nil {
-			return err
 		}
 	}
 	return nil
+}
+
+// copyFile copies the executable file src to the new file dst.
+func copyFile(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

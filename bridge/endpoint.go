@@ -20,7 +20,8 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
 )
 
-// Environment variables that carry a stdio entry's relay socket and secret.
+// Environment variables that carry a stdio entry's relay endpoint (a unix
+// socket's path, or RelayTCPPrefix and a loopback host:port) and secret.
 const (
 	EnvRelaySocket = "MCP_ACPFS_RELAY_SOCKET"
 	EnvRelaySecret = "MCP_ACPFS_RELAY_SECRET"
@@ -106,10 +107,10 @@ func (s *Session) HTTPEntry() (MCPServerEntry, error) {
 }
 
 // StdioEntry returns a stdio entry that runs the relay command, which
-// connects back to the bridge over a private unix socket and presents the
-// session's secret.
+// connects back to the bridge's relay endpoint and presents the session's
+// secret.
 func (s *Session) StdioEntry() (MCPServerEntry, error) {
-	ep, err := s.bridge.unixEndpoint()
+	ep, err := s.bridge.relayEndpoint()
 	if err != nil {
 		return MCPServerEntry{}, err
 	}
@@ -125,7 +126,7 @@ func (s *Session) StdioEntry() (MCPServerEntry, error) {
 		Name:    s.bridge.opts.Name,
 		Command: argv[0],
 		Args:    argv[1:],
-		Env:     []NameValue{{EnvRelaySocket, ep.path}, {EnvRelaySecret, s.secret}},
+		Env:     []NameValue{{EnvRelaySocket, ep.addr}, {EnvRelaySecret, s.secret}},
 	}, nil
 }
 
@@ -201,16 +202,23 @@ func (ep *httpEndpoint) close() error {
 	return nil
 }
 
-// unixEndpoint is the bridge's private unix socket for stdio relays, in a
-// directory only this user can enter (privateDir). A relay must also be
-// this user where the system says who the peer is (checkPeer), and present
-// a session's secret on every system.
-type unixEndpoint struct {
-	dir  string
-	path string
-	ln   *net.UnixListener
+// relayEndpoint is the bridge's listener for stdio relays. It is a unix
+// socket in a directory only this user can enter (privateDir), whose peer
+// must also be this user where the system says who the peer is
+// (checkPeer); or, where the system has no unix sockets (Windows before 10
+// 1803, Wine) or [BridgeOptions.RelayNetwork] asks for it, a loopback TCP
+// port, which any local process can reach, as it can the HTTP endpoint.
+// On both, a relay must present a session's secret.
+type relayEndpoint struct {
+	dir  string // the unix socket's directory; "" on TCP
+	addr string // what EnvRelaySocket carries: the socket's path, or tcp:HOST:PORT
+	ln   net.Listener
 	wg   sync.WaitGroup
 }
+
+// RelayTCPPrefix starts the value of EnvRelaySocket, followed by a
+// loopback host:port, when the relay endpoint is a loopback TCP port.
+const RelayTCPPrefix = "tcp:"
 
 // DefaultHandshakeTimeout is the default of [BridgeOptions.HandshakeTimeout].
 const DefaultHandshakeTimeout = mcptransport.DefaultHandshakeTimeout
@@ -223,49 +231,83 @@ func (b *Bridge) handshakeTimeout() time.Duration {
 	return DefaultHandshakeTimeout
 }
 
-func (b *Bridge) unixEndpoint() (*unixEndpoint, error) {
+func (b *Bridge) relayEndpoint() (*relayEndpoint, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return nil, errors.New("bridge is closed")
 	}
-	if b.unix != nil {
-		return b.unix, nil
+	if b.relay != nil {
+		return b.relay, nil
 	}
-	dir, err := privateDir()
+	ep, err := b.listenRelay()
 	if err != nil {
-		return nil, fmt.Errorf("make the relay socket's directory: %w", err)
-	}
-	ep := &unixEndpoint{dir: dir, path: filepath.Join(dir, "relay.sock")}
-	ep.ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: ep.path, Net: "unix"})
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("listen on a unix socket: %w", err)
+		return nil, err
 	}
 	ep.wg.Go(func() {
 		for {
-			conn, err := ep.ln.AcceptUnix()
+			conn, err := ep.ln.Accept()
 			if err != nil {
 				return
 			}
 			ep.wg.Go(func() { b.serveRelay(conn) })
 		}
 	})
-	b.unix = ep
-	b.log.Debug("serving the relay socket", "path", ep.path)
+	b.relay = ep
+	b.log.Debug("serving the relay endpoint", "address", ep.addr)
 	return ep, nil
 }
 
+// listenRelay listens as BridgeOptions.RelayNetwork says: on a unix socket,
+// falling back to loopback TCP where the system has none, unless told which.
+func (b *Bridge) listenRelay() (*relayEndpoint, error) {
+	network := b.opts.RelayNetwork
+	switch network {
+	case "", "unix", "tcp":
+	default:
+		return nil, fmt.Errorf("relay network %q: want \"unix\", \"tcp\" or \"\" (unix, or tcp where the system has no unix sockets)", network)
+	}
+	if network != "tcp" {
+		ep, err := listenRelayUnix()
+		if err == nil || network == "unix" || !noUnixSockets(err) {
+			return ep, err
+		}
+		b.log.Info("this system has no unix sockets: stdio relays connect over loopback TCP", "error", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("listen on loopback for relays: %w", err)
+	}
+	return &relayEndpoint{addr: RelayTCPPrefix + ln.Addr().String(), ln: ln}, nil
+}
+
+// listenRelayUnix listens on a new unix socket in a private directory.
+func listenRelayUnix() (*relayEndpoint, error) {
+	dir, err := privateDir()
+	if err != nil {
+		return nil, fmt.Errorf("make the relay socket's directory: %w", err)
+	}
+	path := filepath.Join(dir, "relay.sock")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("listen on a unix socket: %w", err)
+	}
+	return &relayEndpoint{dir: dir, addr: path, ln: ln}, nil
+}
+
 // serveRelay authenticates a relay connection and serves its session.
-func (b *Bridge) serveRelay(conn *net.UnixConn) {
+func (b *Bridge) serveRelay(conn net.Conn) {
 	fail := func(reason string) {
 		b.log.Warn("refused a relay connection", "reason", reason)
 		fmt.Fprintf(conn, "error: %s\n", reason)
 		conn.Close()
 	}
-	if err := checkPeer(conn); err != nil {
-		fail(err.Error())
-		return
+	if uc, ok := conn.(*net.UnixConn); ok {
+		if err := checkPeer(uc); err != nil {
+			fail(err.Error())
+			return
+		}
 	}
 	conn.SetReadDeadline(time.Now().Add(b.handshakeTimeout()))
 	br := bufio.NewReaderSize(conn, 256)
@@ -291,13 +333,15 @@ func (b *Bridge) serveRelay(conn *net.UnixConn) {
 // bufferedConn reads through a bufio.Reader that may hold read-ahead.
 type bufferedConn struct {
 	r *bufio.Reader
-	*net.UnixConn
+	net.Conn
 }
 
 func (c bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
-func (ep *unixEndpoint) close() error {
+func (ep *relayEndpoint) close() error {
 	err := ep.ln.Close()
-	os.RemoveAll(ep.dir)
+	if ep.dir != "" {
+		os.RemoveAll(ep.dir)
+	}
 	return err
 }

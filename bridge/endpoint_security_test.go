@@ -28,7 +28,38 @@ import (
 // only keeps a broken endpoint from hanging the test.
 const endpointHangGuard = 5 * time.Second
 
-// relayEnv returns the relay socket and secret of a session's stdio entry.
+// relayNetworks are the relay endpoints of BridgeOptions.RelayNetwork.
+var relayNetworks = []string{"unix", "tcp"}
+
+// relayBridge returns a bridge whose relay endpoint is on network, or
+// skips the test where that is a unix socket and the system has none.
+func relayBridge(t *testing.T, ed *fsruntimetest.Editor, opts bridge.BridgeOptions, network string) *bridge.Bridge {
+	t.Helper()
+	if network == "unix" {
+		ostest.NeedUnixSockets(t)
+	}
+	opts.RelayNetwork = network
+	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), opts)
+	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// dialRelay connects to a relay endpoint as EnvRelaySocket names it.
+func dialRelay(t *testing.T, endpoint string) net.Conn {
+	t.Helper()
+	network, addr := "unix", endpoint
+	if hostport, ok := strings.CutPrefix(endpoint, bridge.RelayTCPPrefix); ok {
+		network, addr = "tcp", hostport
+	}
+	conn, err := net.Dial(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// relayEnv returns the relay endpoint and secret of a session's stdio entry.
 func relayEnv(t *testing.T, s *bridge.Session) (socket, secret string) {
 	t.Helper()
 	entry, err := s.StdioEntry()
@@ -61,21 +92,18 @@ func relayClient(t *testing.T, socket, secret string) *client.Client {
 	return c
 }
 
-// relayHandshake connects to the relay socket, sends hello as it is, and
+// relayHandshake connects to the relay endpoint, sends hello as it is, and
 // returns the bridge's first answer line.
 func relayHandshake(t *testing.T, socket, hello string) string {
 	t.Helper()
-	conn, err := net.Dial("unix", socket)
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := dialRelay(t, socket)
 	defer conn.Close()
 	conn.SetDeadline(time.Now().Add(endpointHangGuard))
 	if _, err := io.WriteString(conn, hello); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(hello, "\n") {
-		conn.(*net.UnixConn).CloseWrite()
+		conn.(interface{ CloseWrite() error }).CloseWrite()
 	}
 	line, err := bufio.NewReader(conn).ReadString('\n')
 	if err != nil {
@@ -84,14 +112,20 @@ func relayHandshake(t *testing.T, socket, hello string) string {
 	return strings.TrimSpace(line)
 }
 
-// TestRelaySecrets: the relay socket serves a connection only the session
-// whose secret it presents. A missing, empty, wrong, truncated or closed
-// session's secret is refused with a line that says why; another session's
-// secret reaches that session and nothing of the first.
+// TestRelaySecrets: the relay endpoint, a unix socket or a loopback TCP
+// port, serves a connection only the session whose secret it presents. A
+// missing, empty, wrong, truncated or closed session's secret is refused
+// with a line that says why; another session's secret reaches that
+// session and nothing of the first.
 func TestRelaySecrets(t *testing.T) {
-	ostest.NeedUnixSockets(t)
+	for _, network := range relayNetworks {
+		t.Run(network, func(t *testing.T) { testRelaySecrets(t, network) })
+	}
+}
+
+func testRelaySecrets(t *testing.T, network string) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := sessiontest.NewBridge(t, ed)
+	b := relayBridge(t, ed, bridge.BridgeOptions{}, network)
 	dirA, dirB := sessiontest.Workspace(t, ed, "A"), sessiontest.Workspace(t, ed, "B")
 	a, bs := openSession(t, b, dirA, "sess-A"), openSession(t, b, dirB, "sess-B")
 	socket, secretA := relayEnv(t, a)
@@ -200,11 +234,16 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // session's secret or without one; half a relay secret) hold nothing up:
 // other sessions are served meanwhile over both endpoints, and each
 // stalled connection is closed by the bridge after its HandshakeTimeout.
+// The relay endpoint is checked as a unix socket and as loopback TCP.
 func TestEndpointsDropStalledConnections(t *testing.T) {
+	for _, network := range relayNetworks {
+		t.Run(network, func(t *testing.T) { testEndpointsDropStalledConnections(t, network) })
+	}
+}
+
+func testEndpointsDropStalledConnections(t *testing.T, network string) {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{HandshakeTimeout: 100 * time.Millisecond})
-	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
-	t.Cleanup(func() { b.Close() })
+	b := relayBridge(t, ed, bridge.BridgeOptions{HandshakeTimeout: 100 * time.Millisecond}, network)
 	a := openSession(t, b, sessiontest.Workspace(t, ed, "A"), "sess-A")
 	other := openSession(t, b, sessiontest.Workspace(t, ed, "B"), "sess-B")
 	entryA, err := a.HTTPEntry()
@@ -212,40 +251,33 @@ func TestEndpointsDropStalledConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	u, _ := url.Parse(entryA.URL)
-	// The relay's parts need unix sockets; where the system has none
-	// (Wine), the HTTP endpoint is checked alone.
-	noSockets := ostest.NoUnixSockets(t)
-	relay := noSockets == nil
-	var socket, secretA string
-	if relay {
-		socket, secretA = relayEnv(t, a)
-	} else {
-		t.Logf("checking the HTTP endpoint alone, as the relay socket is a unix socket: %v", noSockets)
-	}
+	socket, secretA := relayEnv(t, a)
 
-	dial := func(network, addr, send string) net.Conn {
+	send := func(conn net.Conn, data string) net.Conn {
 		t.Helper()
-		conn, err := net.Dial(network, addr)
-		if err != nil {
-			t.Fatal(err)
-		}
 		t.Cleanup(func() { conn.Close() })
-		if _, err := io.WriteString(conn, send); err != nil {
+		if _, err := io.WriteString(conn, data); err != nil {
 			t.Fatal(err)
 		}
 		return conn
+	}
+	dial := func(addr, data string) net.Conn {
+		t.Helper()
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return send(conn, data)
 	}
 	headers := func(auth string) string {
 		return fmt.Sprintf("POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n%sContent-Length: %d\r\n\r\n",
 			u.Path, u.Host, auth, len(initializeBody))
 	}
 	stalled := map[string]net.Conn{
-		"half the headers":                    dial("tcp", u.Host, headers("Authorization: " + entryA.Headers[0].Value + "\r\n")[:40]),
-		"headers then half a body":            dial("tcp", u.Host, headers("Authorization: "+entryA.Headers[0].Value+"\r\n")+initializeBody[:30]),
-		"headers then half a body, no secret": dial("tcp", u.Host, headers("")+initializeBody[:30]),
-	}
-	if relay {
-		stalled["half a relay secret"] = dial("unix", socket, secretA[:20])
+		"half the headers":                    dial(u.Host, headers("Authorization: " + entryA.Headers[0].Value + "\r\n")[:40]),
+		"headers then half a body":            dial(u.Host, headers("Authorization: "+entryA.Headers[0].Value+"\r\n")+initializeBody[:30]),
+		"headers then half a body, no secret": dial(u.Host, headers("")+initializeBody[:30]),
+		"half a relay secret":                 send(dialRelay(t, socket), secretA[:20]),
 	}
 
 	// Another session is served over both endpoints while they stall.
@@ -256,11 +288,9 @@ func TestEndpointsDropStalledConnections(t *testing.T) {
 	if text, isErr := callRead(t, httpClient(t, entryB), "main.go"); isErr || text != "// B unsaved\n" {
 		t.Errorf("B over HTTP: %q (error %v)", text, isErr)
 	}
-	if relay {
-		socketB, secretB := relayEnv(t, other)
-		if text, isErr := callRead(t, relayClient(t, socketB, secretB), "main.go"); isErr || text != "// B unsaved\n" {
-			t.Errorf("B over the relay: %q (error %v)", text, isErr)
-		}
+	socketB, secretB := relayEnv(t, other)
+	if text, isErr := callRead(t, relayClient(t, socketB, secretB), "main.go"); isErr || text != "// B unsaved\n" {
+		t.Errorf("B over the relay: %q (error %v)", text, isErr)
 	}
 
 	// Each stalled connection is closed: reading it reaches its end.
@@ -285,10 +315,8 @@ func TestEndpointsDropStalledConnections(t *testing.T) {
 	if text, isErr := callRead(t, httpClient(t, entryA), "main.go"); isErr || text != "// A unsaved\n" {
 		t.Errorf("A over HTTP after the stalls: %q (error %v)", text, isErr)
 	}
-	if relay {
-		if text, isErr := callRead(t, relayClient(t, socket, secretA), "main.go"); isErr || text != "// A unsaved\n" {
-			t.Errorf("A over the relay after the stalls: %q (error %v)", text, isErr)
-		}
+	if text, isErr := callRead(t, relayClient(t, socket, secretA), "main.go"); isErr || text != "// A unsaved\n" {
+		t.Errorf("A over the relay after the stalls: %q (error %v)", text, isErr)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"syscall"
 )
 
 // privateDir makes a new directory for the relay socket that only this
@@ -35,3 +36,7 @@ func checkPeer(conn *net.UnixConn) error {
 	}
 	return nil
 }
+
+// noUnixSockets reports whether err says that the system has no unix
+// sockets.
+func noUnixSockets(err error) bool { return errors.Is(err, syscall.EAFNOSUPPORT) }

@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -8,8 +9,8 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// On Windows the relay socket is an AF_UNIX socket too (Windows 10 and
-// later), not a named pipe: the relay and the bridge then share one code
+// On Windows the relay socket is an AF_UNIX socket too (Windows 10 1803
+// and later; before, relays connect over loopback TCP), not a named pipe: the relay and the bridge then share one code
 // path on every system, with the standard library's net package, where a
 // named pipe would need a library or hand-written overlapped I/O. A process
 // may connect to such a socket only with write access to its file, so the
@@ -56,3 +57,7 @@ func ownerOnly(dir string) error {
 // peer user. Only this user can reach the socket (privateDir), and the
 // peer must still present a session's secret.
 func checkPeer(*net.UnixConn) error { return nil }
+
+// noUnixSockets reports whether err says that the system has no unix
+// sockets: WSAEAFNOSUPPORT, as Windows before 10 1803, and Wine, answer.
+func noUnixSockets(err error) bool { return errors.Is(err, windows.WSAEAFNOSUPPORT) }

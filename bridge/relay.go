@@ -7,25 +7,38 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"strings"
 )
 
 // Relay is the stdio side of a stdio entry: it connects to the bridge's
-// relay socket, presents the session's secret, and then copies MCP
-// messages between stdin and stdout and the socket until either side ends.
-// mcp-acpfs relay runs it with the socket and secret from the environment
-// (EnvRelaySocket and EnvRelaySecret); a Go agent that embeds the bridge
-// can run it from its own binary.
-func Relay(ctx context.Context, stdin io.Reader, stdout io.Writer, socket, secret string) error {
-	if socket == "" || secret == "" {
+// relay endpoint, presents the session's secret, and then copies MCP
+// messages between stdin and stdout and the connection until either side
+// ends. mcp-acpfs relay runs it with the endpoint and secret from the
+// environment (EnvRelaySocket and EnvRelaySecret); a Go agent that embeds
+// the bridge can run it from its own binary. The endpoint is a unix
+// socket's path, or RelayTCPPrefix and a loopback host:port.
+func Relay(ctx context.Context, stdin io.Reader, stdout io.Writer, endpoint, secret string) error {
+	if endpoint == "" || secret == "" {
 		return fmt.Errorf("relay: %s and %s must be set", EnvRelaySocket, EnvRelaySecret)
 	}
+	network, addr := "unix", endpoint
+	if hostport, ok := strings.CutPrefix(endpoint, RelayTCPPrefix); ok {
+		// The secret goes to this address: only to this machine.
+		if ap, err := netip.ParseAddrPort(hostport); err != nil || !ap.Addr().IsLoopback() {
+			return fmt.Errorf("relay: %s=%q: want %s and a loopback IP address and port, such as %s127.0.0.1:9000", EnvRelaySocket, endpoint, RelayTCPPrefix, RelayTCPPrefix)
+		}
+		network, addr = "tcp", hostport
+	}
 	var d net.Dialer
-	c, err := d.DialContext(ctx, "unix", socket)
+	c, err := d.DialContext(ctx, network, addr)
 	if err != nil {
 		return fmt.Errorf("relay: connect to mcp-acpfs: %w", err)
 	}
-	conn := c.(*net.UnixConn)
+	conn := c.(interface {
+		net.Conn
+		CloseWrite() error
+	})
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()

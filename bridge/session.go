@@ -54,7 +54,7 @@ type BridgeOptions struct {
 	ReadOnly bool
 	// HandshakeTimeout bounds how long a connection to the sessions'
 	// endpoints may take to send a whole HTTP request (headers and body)
-	// or, on the relay socket, its secret; one that stalls longer is
+	// or, on the relay endpoint, its secret; one that stalls longer is
 	// dropped. Zero means DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
 	// RelayCommand is the command line that an agent runs for a stdio
@@ -63,6 +63,12 @@ type BridgeOptions struct {
 	// right for the mcp-acpfs binary; a Go agent that embeds the bridge
 	// sets it to a binary that calls [Relay].
 	RelayCommand []string
+	// RelayNetwork is where stdio relays connect: "unix" for a unix
+	// socket in a directory only this user can enter, "tcp" for a
+	// loopback TCP port, or "" for a unix socket where the system has
+	// them and loopback TCP where it has none (Windows before 10 1803).
+	// On either, a relay must present its session's secret.
+	RelayNetwork string
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the bridge's log lines; nil means slog.Default().
@@ -92,7 +98,7 @@ type Bridge struct {
 	agent    capabilities.Agent
 	sessions map[[sha256.Size]byte]*Session // by hash of secret
 	http     *httpEndpoint                  // started on first use
-	unix     *unixEndpoint                  // started on first use
+	relay    *relayEndpoint                 // started on first use
 	closed   bool
 }
 
@@ -349,7 +355,7 @@ func (b *Bridge) Close() error {
 	for _, s := range b.sessions {
 		sessions = append(sessions, s)
 	}
-	httpEP, unixEP := b.http, b.unix
+	httpEP, relayEP := b.http, b.relay
 	b.mu.Unlock()
 	var errs []error
 	for _, s := range sessions {
@@ -358,8 +364,8 @@ func (b *Bridge) Close() error {
 	if httpEP != nil {
 		errs = append(errs, httpEP.close())
 	}
-	if unixEP != nil {
-		errs = append(errs, unixEP.close())
+	if relayEP != nil {
+		errs = append(errs, relayEP.close())
 	}
 	return errors.Join(errs...)
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -110,29 +113,48 @@ func TestSessionHTTPEntriesAreIsolated(t *testing.T) {
 	}
 }
 
+// TestSessionStdioEntryRelays: a stdio entry runs the relay command with
+// the relay endpoint and the session's secret in its environment, and the
+// relay serves the session. The endpoint is a unix socket in a private
+// directory by default, falling back to loopback TCP where the system has
+// no unix sockets (Wine); RelayNetwork picks either.
 func TestSessionStdioEntryRelays(t *testing.T) {
-	ostest.NeedUnixSockets(t)
-	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
-	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}})
-	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
-	t.Cleanup(func() { b.Close() })
-	dir := sessiontest.Workspace(t, ed, "S")
-	s := openSession(t, b, dir, "sess-S")
-	entry, err := s.StdioEntry()
-	if err != nil {
-		t.Fatal(err)
+	for _, network := range []string{"", "unix", "tcp"} {
+		t.Run("network="+network, func(t *testing.T) {
+			ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
+			b := relayBridge(t, ed, bridge.BridgeOptions{RelayCommand: []string{"/usr/local/bin/relay-of-test", "relay"}}, network)
+			dir := sessiontest.Workspace(t, ed, "S")
+			s := openSession(t, b, dir, "sess-S")
+			entry, err := s.StdioEntry()
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := map[string]string{}
+			for _, e := range entry.Env {
+				env[e.Name] = e.Value
+			}
+			endpoint := env[bridge.EnvRelaySocket]
+			if entry.Command != "/usr/local/bin/relay-of-test" || len(entry.Args) != 1 || endpoint == "" || env[bridge.EnvRelaySecret] == "" {
+				t.Fatalf("entry = %+v", entry)
+			}
+			tcp := network == "tcp" || network == "" && ostest.NoUnixSockets(t) != nil
+			if hostport, ok := strings.CutPrefix(endpoint, bridge.RelayTCPPrefix); tcp {
+				if ap, err := netip.ParseAddrPort(hostport); !ok || err != nil || !ap.Addr().IsLoopback() {
+					t.Fatalf("%s = %q, want %s and a loopback address", bridge.EnvRelaySocket, endpoint, bridge.RelayTCPPrefix)
+				}
+			} else {
+				bridge.CheckPrivateDir(t, filepath.Dir(endpoint))
+			}
+			testRelayServes(t, endpoint, env[bridge.EnvRelaySecret])
+		})
 	}
-	env := map[string]string{}
-	for _, e := range entry.Env {
-		env[e.Name] = e.Value
-	}
-	if entry.Command != "/usr/local/bin/relay-of-test" || len(entry.Args) != 1 || env[bridge.EnvRelaySocket] == "" || env[bridge.EnvRelaySecret] == "" {
-		t.Fatalf("entry = %+v", entry)
-	}
-	bridge.CheckPrivateDir(t, filepath.Dir(env[bridge.EnvRelaySocket]))
+}
 
+// testRelayServes checks that a relay to endpoint with the wrong secret is
+// refused, and with secret serves the session of TestSessionStdioEntryRelays.
+func testRelayServes(t *testing.T, endpoint, secret string) {
 	// A wrong secret is refused with a clear error.
-	err = bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, env[bridge.EnvRelaySocket], "wrong")
+	err := bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, endpoint, "wrong")
 	if err == nil || !strings.Contains(err.Error(), "matches no open session") {
 		t.Errorf("relay with a wrong secret: %v", err)
 	}
@@ -142,7 +164,7 @@ func TestSessionStdioEntryRelays(t *testing.T) {
 	clientIn, fromRelay := io.Pipe()
 	relayed := make(chan error, 1)
 	go func() {
-		relayed <- bridge.Relay(context.Background(), toRelay, fromRelay, env[bridge.EnvRelaySocket], env[bridge.EnvRelaySecret])
+		relayed <- bridge.Relay(context.Background(), toRelay, fromRelay, endpoint, secret)
 		fromRelay.Close()
 	}()
 	c := client.NewClient(transport.NewIO(clientIn, clientOut, nil))
@@ -153,6 +175,42 @@ func TestSessionStdioEntryRelays(t *testing.T) {
 	clientOut.Close()
 	if err := <-relayed; err != nil {
 		t.Errorf("relay ended with %v", err)
+	}
+}
+
+// TestRelayEndpointErrors: a relay sends its secret only to a loopback
+// TCP address, and a bridge refuses a RelayNetwork it does not know; each
+// error names the value and says what is wanted.
+func TestRelayEndpointErrors(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	for _, endpoint := range []string{
+		"tcp:192.0.2.1:" + port,
+		"tcp:localhost:" + port, // a name is not resolved
+		"tcp:[::]:" + port,
+		"tcp::" + port,
+		"tcp:127.0.0.1",
+	} {
+		err := bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, endpoint, "secret")
+		if err == nil || !strings.Contains(err.Error(), strconv.Quote(endpoint)) || !strings.Contains(err.Error(), "loopback IP address") {
+			t.Errorf("Relay to %q: %v, want it refused, naming the endpoint", endpoint, err)
+		}
+	}
+
+	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
+	b := bridge.NewBridge(sessiontest.EditorConn(t, ed), bridge.BridgeOptions{RelayNetwork: "pipe"})
+	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
+	t.Cleanup(func() { b.Close() })
+	s := openSession(t, b, sessiontest.Workspace(t, ed, "S"), "sess-S")
+	if _, err := s.StdioEntry(); err == nil || !strings.Contains(err.Error(), `relay network "pipe"`) {
+		t.Errorf("StdioEntry with RelayNetwork %q: %v", "pipe", err)
+	}
+	if _, err := s.HTTPEntry(); err != nil {
+		t.Errorf("HTTPEntry with a bad RelayNetwork: %v", err)
 	}
 }
 

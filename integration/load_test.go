@@ -70,7 +70,6 @@ func TestProxyLoad(t *testing.T) {
 	}
 	for _, mode := range agentModes {
 		t.Run(mode.name, func(t *testing.T) {
-			mode.need(t)
 			testLoad(t, mode, sessions, calls)
 		})
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/testagent"
-	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 )
 
 // TestProxySessionLoadAndEarlyConnect: the tools work in a session/load as
@@ -121,12 +120,7 @@ func TestProxySignal(t *testing.T) {
 			t.Parallel()
 			dir := tempDir(t)
 			putFiles(t, dir, diskFiles)
-			mode := agentModes[1]
-			if err := ostest.NoUnixSockets(t); err != nil {
-				t.Logf("no AF_UNIX sockets here (%v): the agent gets an http entry, and starts no relay", err)
-				mode = agentModes[0]
-			}
-			r := startProxy(t, proxyOptions{mode: mode, editor: fakeeditor.Options{ReadTextFile: true, Buffers: buffers(dir, bufferFiles)}})
+			r := startProxy(t, proxyOptions{mode: agentModes[1], editor: fakeeditor.Options{ReadTextFile: true, Buffers: buffers(dir, bufferFiles)}})
 			s := r.newSession(dir, nil)
 			wantText(t, r.mustPrompt(s, readStep("a.txt"), testagent.Step{Spawn: &testagent.Spawn{}})[1], "buffer a\n")
 			n := len(r.ed.Messages())

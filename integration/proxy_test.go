@@ -42,25 +42,13 @@ var agentModes = []agentMode{
 	{"stdio", nil},
 }
 
-// forEachMode runs f as a parallel subtest for each agent mode. The stdio
-// mode's is skipped where the relay's AF_UNIX socket cannot be had
-// (ostest.NeedUnixSockets).
+// forEachMode runs f as a parallel subtest for each agent mode.
 func forEachMode(t *testing.T, f func(t *testing.T, mode agentMode)) {
 	for _, mode := range agentModes {
 		t.Run(mode.name, func(t *testing.T) {
-			mode.need(t)
 			t.Parallel()
 			f(t, mode)
 		})
-	}
-}
-
-// need skips the test, saying why, if the system lacks what mode needs:
-// the stdio mode's relay runs over an AF_UNIX socket.
-func (mode agentMode) need(t testing.TB) {
-	t.Helper()
-	if mode.name == "stdio" {
-		ostest.NeedUnixSockets(t)
 	}
 }
 

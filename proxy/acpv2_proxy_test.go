@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
-	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
@@ -42,9 +41,6 @@ func TestProxyV2EntryPerTransport(t *testing.T) {
 		{"none", map[string]any{"stdio": nil, "http": true}, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.typ == "stdio" {
-				ostest.NeedUnixSockets(t)
-			}
 			r := startACPRig(t, proxy.ProxyOptions{}, v2Editor, v2Agent(tc.mcp), nil)
 			if r.init.Error != nil {
 				t.Fatalf("initialize: %s", r.init.Raw)
@@ -223,9 +219,6 @@ func TestProxyForcedTransportNotAdvertised(t *testing.T) {
 		{"v2 acp", capabilities.TransportACP, v2Editor, v2Agent(map[string]any{"acp": map[string]any{}}), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if tc.want == capabilities.TransportStdio && tc.errorText == "" {
-				ostest.NeedUnixSockets(t) // for the session's stdio entry
-			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, tc.editor, tc.agent, nil)
 			if tc.errorText == "" {
 				if r.init.Error != nil {

@@ -283,12 +283,10 @@ type faultRig struct {
 
 // startFaultRig runs the proxy between a test editor that advertises both
 // fs methods and the test agent, opens a session, and connects an MCP
-// client to its tools, through the session's stdio entry: where the
-// system has no unix sockets for its relay, the test is skipped.
+// client to its tools, through the session's stdio entry.
 // opts.Bridge.Logger and opts.AgentStderr are set here. The goroutine
 // check runs when the test ends, after the proxy has exited.
 func startFaultRig(t *testing.T, opts proxy.ProxyOptions) *faultRig {
-	ostest.NeedUnixSockets(t)
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
 

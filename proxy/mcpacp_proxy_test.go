@@ -21,7 +21,6 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/mcptest"
-	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
@@ -328,7 +327,7 @@ func TestProxyMCPOverACPUsesTheEditor(t *testing.T) {
 			t.Errorf("the editor got %s", msg)
 		}
 	}
-	for _, log := range []string{"serving session MCP endpoints", "serving the relay socket"} {
+	for _, log := range []string{"serving session MCP endpoints", "serving the relay endpoint"} {
 		if n := r.logs.count(log); n != 0 {
 			t.Errorf("the proxy logged %q %d times: an endpoint was opened", log, n)
 		}
@@ -343,13 +342,10 @@ func TestProxyTransportFlagOpensTheEndpoint(t *testing.T) {
 		typ  string
 		log  string
 	}{
-		{capabilities.TransportStdio, "", "serving the relay socket"},
+		{capabilities.TransportStdio, "", "serving the relay endpoint"},
 		{capabilities.TransportHTTP, "http", "serving session MCP endpoints"},
 	} {
 		t.Run(tc.want.String(), func(t *testing.T) {
-			if tc.want == capabilities.TransportStdio {
-				ostest.NeedUnixSockets(t)
-			}
 			r := startACPRig(t, proxy.ProxyOptions{MCPTransport: tc.want}, v1Editor, v1Agent(map[string]any{"acp": true, "http": true}), nil)
 			_, params, _ := r.newSession("")
 			es := entries(t, params)

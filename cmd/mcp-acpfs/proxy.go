@@ -37,8 +37,9 @@ The agent reaches the server on the transport --mcp-transport names; by
 default the first it advertised of: MCP over the ACP connection itself
 (mcp/message requests to the proxy, no port and no socket), Streamable HTTP
 on loopback, and running this binary in relay mode, which connects back
-over a private unix socket. Over HTTP and the socket the session's secret
-is required.
+over a unix socket in a private directory (over loopback TCP where the
+system has no unix sockets: Windows before 10 1803). Over HTTP and the
+relay the session's secret is required.
 
 An editor and agent that agree on the ACP v2 draft (protocolVersion 2)
 get the same MCP server, in v2's shape, on a transport the agent
@@ -252,7 +253,8 @@ var relayCmd = &command{
 
 relay is what an agent runs for the stdio MCP server that mcp-acpfs proxy
 adds to a session when the agent does not take HTTP servers. It connects to
-the proxy's unix socket named by $`+bridge.EnvRelaySocket+`, presents the
+the proxy's relay endpoint named by $`+bridge.EnvRelaySocket+` (a unix
+socket's path, or tcp: and a loopback address and port), presents the
 session's secret from $`+bridge.EnvRelaySecret+`, and then relays MCP between
 its standard input and output and the proxy. It is not meant to be run by
 hand.

@@ -700,7 +700,7 @@ func (d *Disk) mapErr(op, path string, err error) error {
 		inner = fmt.Errorf("a parent is not a directory: %w", fs.ErrNotExist)
 	case errors.Is(inner, syscall.ENOENT), errors.Is(inner, syscall.ENOTDIR):
 		inner = fs.ErrNotExist // "file does not exist", as io/fs says it
-	case errors.Is(inner, syscall.EACCES), errors.Is(inner, syscall.EPERM):
+	case errnoIs(inner, fs.ErrPermission):
 		inner = fmt.Errorf("%w (the file system refused access)", fs.ErrPermission)
 	case errors.Is(inner, syscall.EISDIR):
 		inner = fmt.Errorf("%w: it is a directory", ErrNotRegular)
@@ -708,6 +708,14 @@ func (d *Disk) mapErr(op, path string, err error) error {
 		inner = fmt.Errorf("a name or the path is too long for the file system (NAME_MAX or PATH_MAX): %w", fs.ErrInvalid)
 	}
 	return &fs.PathError{Op: op, Path: path, Err: inner}
+}
+
+// errnoIs reports whether err is a system error number that matches
+// target as the os package matches them: fs.ErrPermission is EACCES and
+// EPERM, and on Windows also ERROR_ACCESS_DENIED.
+func errnoIs(err, target error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno) && errno.Is(target)
 }
 
 // unwrapPathError drops the *fs.PathError that os adds, whose path is

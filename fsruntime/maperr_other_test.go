@@ -1,0 +1,7 @@
+//go:build !windows
+
+package fsruntime
+
+import "syscall"
+
+var deniedErrnosOS []syscall.Errno

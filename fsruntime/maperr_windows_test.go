@@ -1,0 +1,5 @@
+package fsruntime
+
+import "syscall"
+
+var deniedErrnosOS = []syscall.Errno{syscall.ERROR_ACCESS_DENIED}

@@ -10,8 +10,8 @@ import (
 // The helpers here, with those of internal/ostest, let the tests run on
 // every OS the bridge builds for: fixtures in the running OS's path syntax
 // (ostest.HostPath), sessions closed before their directories are removed,
-// and the relay's tests skipped where the system has no unix sockets
-// (ostest.NeedUnixSockets).
+// and the relay's tests run on loopback TCP alone where the system has no
+// unix sockets (relayBridge, ostest.NeedUnixSockets).
 
 // openSession opens a session as sessiontest.OpenSession does, and closes
 // it when the test ends. Cleanups run last in, first out, so the session,

@@ -14,10 +14,11 @@ import (
 // The helpers here, with those of internal/ostest, let the tests run on
 // every OS the binary runs on, in the host's path syntax: paths are joined
 // with filepath.Join, and what needs symbolic links, hard links, named
-// pipes or unix sockets, which Windows may not give a process (and Wine
-// does not give at all), is checked where a probe finds them, and
-// skipped, saying why, where not (symbolic links and unix sockets:
-// ostest.NeedSymlinks, ostest.NeedUnixSockets).
+// pipes or unix sockets in the file system, which Windows may not give a
+// process (and Wine does not give at all), is checked where a probe finds
+// them, and skipped, saying why, where not (ostest.NeedSymlinks,
+// ostest.NoUnixSockets). Without unix sockets the proxy's stdio relay
+// runs over loopback TCP, and its tests with it.
 
 // errCannotSignal is what sendSignal returns for a signal the system
 // cannot send to a process: the test that asks for it is skipped.

@@ -45,7 +45,7 @@ func (b *binding) addResources() {
 // readResource reads a file:// resource through the client's FS.
 func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 	uri := req.Params.URI
-	p, err := resourceFilePath("read", uri)
+	p, err := resourceFilePath("read", b.sess.WorkDir, uri)
 	if err != nil {
 		return nil, mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
 	}
@@ -80,13 +80,14 @@ func (b *binding) readResource(ctx context.Context, req mcp.ReadResourceRequest)
 // resourceFilePath returns the absolute, clean path of the file that a
 // file:// URI names, as the tools resolve one ([fspath.AbsFile]):
 // percent-encoding decoded, the host empty or localhost, and no trailing
-// / (which names a directory, and a resource is a file). An error is about
-// op on the URI.
-func resourceFilePath(op, uri string) (string, error) {
+// / (which names a directory, and a resource is a file). On Windows a path
+// without a drive (file:///etc/x) is on workDir's drive, as \etc\x is for
+// the tools. An error is about op on the URI.
+func resourceFilePath(op, workDir, uri string) (string, error) {
 	if !fspath.IsFileURI(uri) {
 		return "", resourceError(op, uri, argError("not a file:// URI"))
 	}
-	p, err := fspath.AbsFile("", uri) // the path of a file:// URI is absolute
+	p, err := fspath.AbsFile(workDir, uri)
 	if err != nil {
 		return "", resourceError(op, uri, err)
 	}
@@ -142,7 +143,7 @@ func (b *binding) watchResources(hooks *server.Hooks) {
 	hooks.AddOnRequestInitialization(b.beginSubscription)
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, _ any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
 		session := server.ClientSessionFromContext(ctx)
-		p, err := resourceFilePath("unsubscribe", req.Params.URI)
+		p, err := resourceFilePath("unsubscribe", b.sess.WorkDir, req.Params.URI)
 		if session == nil || err != nil {
 			return // never subscribed
 		}
@@ -201,7 +202,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 		}
 		uri := req.Params.URI
 		fsys, done := b.acquire(ctx)
-		p, unwatched, err := subscriptionTarget(ctx, fsys, uri)
+		p, unwatched, err := b.subscriptionTarget(ctx, fsys, uri)
 		done()
 		if err != nil {
 			return mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
@@ -216,7 +217,7 @@ func (b *binding) beginSubscription(ctx context.Context, _ any, message any) err
 	case req.Method == mcp.MethodSubscriptionsListen && modern:
 		// A stateless request stands alone: the configured roots apply.
 		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
-			if _, _, err := subscriptionTarget(ctx, b.sess.FS, uri); err != nil {
+			if _, _, err := b.subscriptionTarget(ctx, b.sess.FS, uri); err != nil {
 				return mcpserve.ReportError(ctx, wire.CodeInvalidParams, map[string]any{"uri": uri}, err)
 			}
 		}
@@ -271,7 +272,7 @@ func (b *binding) listen(ctx context.Context, id any, req *mcp.SubscriptionsList
 	}
 	roots := fsRoots(b.sess.FS)
 	for _, uri := range uris {
-		p, err := resourceFilePath("subscribe", uri)
+		p, err := resourceFilePath("subscribe", b.sess.WorkDir, uri)
 		if err != nil {
 			continue // checked before; cannot happen
 		}
@@ -292,8 +293,8 @@ func (b *binding) endListen(ctx context.Context, id any) {
 // its FS: a file:// URI of a file inside the roots, existing or not, whose
 // directory exists if it is to be watched. It returns the file's path, and
 // whether it lies under a directory that is never watched.
-func subscriptionTarget(ctx context.Context, fsys fsruntime.FS, uri string) (path string, unwatched bool, err error) {
-	p, err := resourceFilePath("subscribe", uri)
+func (b *binding) subscriptionTarget(ctx context.Context, fsys fsruntime.FS, uri string) (path string, unwatched bool, err error) {
+	p, err := resourceFilePath("subscribe", b.sess.WorkDir, uri)
 	if err != nil {
 		return "", false, err
 	}

@@ -311,6 +311,10 @@ func TestReadResource(t *testing.T) {
 			wantErr(t, "outside the roots", err, fspath.FileURI(f.Path("outside.txt")), "outside the allowed roots")
 			_, err = readResource(t, c, fspath.FileURI(f.Path("root/../outside.txt")))
 			wantErr(t, "dot-dot out of the roots", err, "outside the allowed roots")
+			// A path with no drive is on the working directory's drive on
+			// Windows, as the tools take it: outside the roots everywhere.
+			_, err = readResource(t, c, "file:///elsewhere/x.txt")
+			wantErr(t, "a path with no drive", err, "outside the allowed roots")
 			_, err = readResource(t, c, "file://example.com"+mcpfstest.URIPath(a))
 			wantErr(t, "another host", err, otherHostRefused)
 			_, err = readResource(t, c, fspath.FileURI(a)+"?x=1")
@@ -472,6 +476,7 @@ func TestResourceSubscribeRefused(t *testing.T) {
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	outside := fspath.FileURI(f.Path("outside.txt"))
 	wantErr(t, "outside the roots", subscribe(t, c, outside), outside, "outside the allowed roots")
+	wantErr(t, "a path with no drive", subscribe(t, c, "file:///elsewhere/x.txt"), "outside the allowed roots")
 	if f.Symlinks(t) {
 		f.Symlink(t, f.Path("outside.txt"), "root/link.txt")
 		wantErr(t, "a symlink out of the roots", subscribe(t, c, fspath.FileURI(f.Path("root/link.txt"))), "outside the allowed roots")

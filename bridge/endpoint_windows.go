@@ -10,9 +10,10 @@ import (
 )
 
 // On Windows the relay socket is an AF_UNIX socket too (Windows 10 1803
-// and later; before, relays connect over loopback TCP), not a named pipe: the relay and the bridge then share one code
-// path on every system, with the standard library's net package, where a
-// named pipe would need a library or hand-written overlapped I/O. A process
+// and later; before, relays connect over loopback TCP), not a named pipe:
+// the relay and the bridge then share one code path on every system, with
+// the standard library's net package, where a named pipe would need a
+// library or hand-written overlapped I/O. A process
 // may connect to such a socket only with write access to its file, so the
 // boundary is the file's access list, inherited from privateDir, and the
 // session's secret. Windows has no peer user id to check.

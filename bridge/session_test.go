@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -143,6 +144,9 @@ func TestSessionStdioEntryRelays(t *testing.T) {
 					t.Fatalf("%s = %q, want %s and a loopback address", bridge.EnvRelaySocket, endpoint, bridge.RelayTCPPrefix)
 				}
 			} else {
+				if ok {
+					t.Fatalf("%s = %q, want a unix socket's path", bridge.EnvRelaySocket, endpoint)
+				}
 				bridge.CheckPrivateDir(t, filepath.Dir(endpoint))
 			}
 			testRelayServes(t, endpoint, env[bridge.EnvRelaySecret])
@@ -195,7 +199,11 @@ func TestRelayEndpointErrors(t *testing.T) {
 		"tcp::" + port,
 		"tcp:127.0.0.1",
 	} {
-		err := bridge.Relay(t.Context(), strings.NewReader(""), io.Discard, endpoint, "secret")
+		// Refused before any dial: a relay that dialled 192.0.2.1 would
+		// not answer before this deadline.
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		err := bridge.Relay(ctx, strings.NewReader(""), io.Discard, endpoint, "secret")
+		cancel()
 		if err == nil || !strings.Contains(err.Error(), strconv.Quote(endpoint)) || !strings.Contains(err.Error(), "loopback IP address") {
 			t.Errorf("Relay to %q: %v, want it refused, naming the endpoint", endpoint, err)
 		}

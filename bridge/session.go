@@ -69,6 +69,9 @@ type BridgeOptions struct {
 	// them and loopback TCP where it has none (Windows before 10 1803).
 	// On either, a relay must present its session's secret.
 	RelayNetwork string
+	// Tools shape every session's tools and their results; see
+	// [mcpfs.ToolOptions].
+	Tools mcpfs.ToolOptions
 	// Version is reported to MCP clients.
 	Version string
 	// Logger receives the bridge's log lines; nil means slog.Default().
@@ -244,7 +247,7 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
 	files := mcpfs.Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()}
-	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log})
+	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log, Tools: b.opts.Tools})
 	s.transport = mcpfs.TransportOptions(files, b.log)
 	if err != nil {
 		disk.Close()

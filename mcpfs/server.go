@@ -85,6 +85,9 @@ type Options struct {
 	// RootsTimeout bounds how long a tool call waits for a roots fetch in
 	// flight, and the fetch itself. Zero means DefaultRootsTimeout.
 	RootsTimeout time.Duration
+
+	// Tools shape the tools and their results; see [ToolOptions].
+	Tools ToolOptions
 }
 
 // DefaultRootsTimeout is the default of [Options.RootsTimeout].

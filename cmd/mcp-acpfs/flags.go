@@ -9,6 +9,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
 // newFlagSet returns a FlagSet for command name that reports errors to
@@ -121,3 +123,41 @@ func (f *levelFlag) Set(s string) error {
 	}
 	return fmt.Errorf("%q is not a log level: want debug, info, warn or error", s)
 }
+
+// toolFlags adds the flags that shape the tools' results, shared by serve
+// and proxy, which set o.
+func toolFlags(fs *flag.FlagSet, o *mcpfs.ToolOptions) {
+	fs.Func("page-size", "the most a read without a limit returns", func(s string) error {
+		n, err := parseSize(s)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			n = -1 // ToolOptions: no page
+		}
+		o.PageSize = int(min(n, math.MaxInt32))
+		return nil
+	})
+	fs.TextVar(&o.LineNumbers, "line-numbers", mcpfs.ToggleAuto, "auto, on or off")
+	fs.BoolVar(&o.NoReadGuard, "no-read-guard", false, "let writes change files the session has not read, or that changed since")
+	fs.BoolVar(&o.StructuredContent, "structured-content", false, "return structured results beside the text")
+}
+
+// toolFlagsUsage documents toolFlags, for the commands' usage texts.
+const toolFlagsUsage = `  --page-size N
+	the most read_text_file returns when the call gives no limit, in
+	bytes or with a binary unit (16KiB); the result then says where to
+	go on. The default fits the MCP client, as its clientInfo names it
+	(12KiB when it is not known); 0 reads to the end of the file.
+  --line-numbers auto|on|off
+	whether read_text_file numbers its lines when the call does not say.
+	auto numbers them for a host whose own read does (Claude Code).
+  --no-read-guard
+	let write_text_file and edit_text_file change a file that the MCP
+	session has not read, or that changed since it last read it. By
+	default they refuse, and nothing is written.
+  --structured-content
+	declare output schemas and return each result's structured form
+	beside its text, for programs. Some hosts then show their model the
+	structured form alone.
+`

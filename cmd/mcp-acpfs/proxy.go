@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/proxy"
 )
 
@@ -18,7 +19,7 @@ var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--editor-timeout D] [--agent-tools auto|keep] [--mcp-transport auto|acp|http|stdio] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--editor-timeout D] [--agent-tools auto|keep] [--mcp-transport auto|acp|http|stdio] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
 child, forwards every ACP message between the two, and adds an MCP server
@@ -76,7 +77,7 @@ Flags:
 	systems leave a newly written file empty. By default each write
 	syncs the file before renaming it into place, and the directory
 	after.
-  --editor-timeout D
+`+toolFlagsUsage+`  --editor-timeout D
 	how long a tool waits for the editor to answer one fs request, such
 	as 500ms, 30s (the default) or 2m; 0 means no limit. When it passes,
 	the tool call fails with an error naming the request, the path and
@@ -139,6 +140,7 @@ type proxyConfig struct {
 	level       levelFlag
 	agentTools  proxy.AgentTools
 	transport   capabilities.Transport
+	tools       mcpfs.ToolOptions
 }
 
 // proxyFlags returns the flags of proxy, which set cfg.
@@ -151,6 +153,7 @@ func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
+	toolFlags(fs, &cfg.tools)
 	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
 	fs.TextVar(&cfg.agentTools, "agent-tools", proxy.AgentToolsAuto, "auto or keep")
 	fs.TextVar(&cfg.transport, "mcp-transport", capabilities.TransportAuto, "auto, acp, http or stdio")
@@ -175,6 +178,7 @@ func (cfg *proxyConfig) bridgeOptions(logger *slog.Logger) bridge.BridgeOptions 
 		AllowHardLinks: cfg.hardLinks,
 		NoSync:         cfg.noSync,
 		EditorTimeout:  timeout,
+		Tools:          cfg.tools,
 		Version:        version(),
 		Logger:         logger,
 	}

@@ -26,7 +26,7 @@ var serveCmd = &command{
 	name:    "serve",
 	summary: "serve text files over MCP (stdio, or Streamable HTTP on loopback)",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
 
 serve is an MCP server of file tools on local disk: read_text_file,
 write_text_file, edit_text_file, read_media_file, get_file_info,
@@ -62,7 +62,7 @@ Flags:
 	of the system may lose the latest writes, and on some file systems
 	leave a newly written file empty. By default each write syncs the
 	file before renaming it into place, and the directory after.
-  --http ADDR
+`+toolFlagsUsage+`  --http ADDR
 	serve MCP Streamable HTTP at http://ADDR/mcp instead of stdio. ADDR
 	must be a loopback address: 127.0.0.1:PORT, [::1]:PORT or
 	localhost:PORT; port 0 picks a free port. The URL is logged at
@@ -89,6 +89,7 @@ type serveConfig struct {
 	httpAddr    string
 	httpNoAuth  bool
 	level       levelFlag
+	tools       mcpfs.ToolOptions
 }
 
 // serveFlags returns the flags of serve, which set cfg.
@@ -99,6 +100,7 @@ func serveFlags(cfg *serveConfig, e *env) *flag.FlagSet {
 	fs.Var(&cfg.maxFileSize, "max-file-size", "the size limit of a read or a write")
 	fs.BoolVar(&cfg.hardLinks, "allow-hard-links", false, "allow files that have other hard links")
 	fs.BoolVar(&cfg.noSync, "no-fsync", false, "do not sync written files to the disk")
+	toolFlags(fs, &cfg.tools)
 	fs.StringVar(&cfg.httpAddr, "http", "", "serve Streamable HTTP on this loopback address")
 	fs.BoolVar(&cfg.httpNoAuth, "http-no-auth", false, "accept HTTP requests without a token")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
@@ -153,6 +155,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{
 		Version: version(),
 		Logger:  logger,
+		Tools:   cfg.tools,
 	})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "mcp-acpfs serve: %v\n", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
@@ -40,7 +41,7 @@ func FuzzToolArguments(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { disk.Close() })
-	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(disk, false), mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(disk, false), mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -73,7 +73,7 @@ func TestHomePathsInsideTheRoots(t *testing.T) {
 	}
 	t.Setenv("HOME", home)
 	t.Setenv("USERPROFILE", home)
-	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(f.Disk, false), mcpfs.Options{Logger: slog.New(slog.DiscardHandler)})
+	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(f.Disk, false), mcpfs.Options{Tools: mcpfstest.Structured, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -182,7 +182,7 @@ func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]strin
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { d.Close() })
-	srv, b, err := newServer(DiskFiles(d, readOnly), Options{})
+	srv, b, err := newServer(DiskFiles(d, readOnly), Options{Tools: structuredTools})
 	if err != nil {
 		tb.Fatal(err)
 	}

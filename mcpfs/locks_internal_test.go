@@ -30,7 +30,7 @@ func TestMoveAndDeleteWaitForAnEditOfTheirPaths(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer disk.Close()
-		srv, err := NewServer(DiskFiles(disk, false), Options{})
+		srv, err := NewServer(DiskFiles(disk, false), Options{Tools: structuredTools})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -619,7 +619,7 @@ func TestReadResourceBinary(t *testing.T) {
 	png := "\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89"
 	f.WriteFile(t, "pixel.png", png)
 	f.WriteFile(t, "big.bin", "\x00"+strings.Repeat("x", mcpfstest.TestMaxFileSize))
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: binaryDisk{f.Disk}, MaxFileSize: mcpfstest.TestMaxFileSize}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: binaryDisk{f.Disk}, MaxFileSize: mcpfstest.TestMaxFileSize}, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}

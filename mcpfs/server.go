@@ -94,21 +94,30 @@ type Options struct {
 const DefaultRootsTimeout = 5 * time.Second
 
 // instructions is what the server tells a client about itself in the
-// handshake: which tool to use for what, and, when sess.FS routes reads or
-// writes to an editor (as a session of mcp-acpfs proxy does), that reads
-// see its unsaved buffers and writes land in it.
-func instructions(sess Files) string {
+// handshake: which of the tools offered to use for what, and, when
+// sess.FS routes reads or writes to an editor (as a session of mcp-acpfs
+// proxy does), that reads see its unsaved buffers and writes land in it.
+func instructions(sess Files, tools ToolOptions) string {
 	var b strings.Builder
-	b.WriteString("Tools for the files of the user's workspace. Paths may be absolute or relative to the working directory, " +
-		sess.WorkDir + "; only files inside the allowed roots can be used.\n" +
-		"- read_text_file reads a text file, or a range of its lines; read_media_file reads an image or another binary file.\n")
-	if !sess.ReadOnly {
-		b.WriteString("- edit_text_file changes part of a file by exact replacement; write_text_file creates a file or replaces all of it.\n")
+	b.WriteString("Tools for the files of the user's workspace. Relative paths resolve against " + sess.WorkDir +
+		"; only files inside the allowed roots can be used.\n")
+	line := func(text string, names ...string) {
+		for _, n := range names {
+			if !tools.offers(n) {
+				return
+			}
+		}
+		b.WriteString("- " + text + "\n")
 	}
-	b.WriteString("- glob finds files by name and grep searches their contents; list_directory, directory_tree and get_file_info show what is there. " +
-		"These look at the files as saved on disk.\n")
+	line("read_text_file reads a text file in pages; read_media_file reads an image or another binary file.", ReadTextFile)
 	if !sess.ReadOnly {
-		b.WriteString("- create_directory, move_file and delete_file manage files and directories.\n")
+		line("edit_text_file changes part of a file; write_text_file creates a file or replaces all of it. "+
+			"Both refuse a file this session has not read, or that changed since.", EditTextFile)
+	}
+	line("glob finds files by name, grep searches their contents; list_directory, directory_tree and get_file_info "+
+		"show what is there, as saved on disk.", Glob)
+	if !sess.ReadOnly {
+		line("create_directory, move_file and delete_file manage files and directories.", MoveFile)
 	}
 	r, ok := sess.FS.(interface {
 		Route(capabilities.Operation) capabilities.Route
@@ -161,11 +170,15 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 	if opts.RootsTimeout <= 0 {
 		opts.RootsTimeout = DefaultRootsTimeout
 	}
+	if err := opts.Tools.check(); err != nil {
+		return nil, nil, err
+	}
 
 	b := &binding{
 		sess:    sess,
 		log:     logger,
 		timeout: opts.RootsTimeout,
+		tools:   opts.Tools,
 		clients: make(map[string]*clientRoots),
 		renders: newRenderCache(),
 	}
@@ -178,7 +191,7 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 		server.WithInputSchemaValidation(),
 		server.WithStrictInputSchemaDefault(),
 		server.WithRecovery(),
-		server.WithInstructions(instructions(sess)),
+		server.WithInstructions(instructions(sess, opts.Tools)),
 		server.WithLogger(slog.New(mcpserve.LowerInfo(logger.Handler()))),
 		server.WithHooks(hooks),
 		server.WithToolHandlerMiddleware(b.statelessRoots),
@@ -192,6 +205,7 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 	b.watchRoots(hooks)
 	b.watchResources(hooks) // resources.go
 	b.addTools()
+	b.shapeTools() // tooloptions.go
 	if err := b.encodeInputSchemas(); err != nil {
 		return nil, nil, err
 	}
@@ -228,6 +242,7 @@ type binding struct {
 	srv     *server.MCPServer
 	log     *slog.Logger
 	timeout time.Duration
+	tools   ToolOptions
 	home    string // the user's home directory, for a leading ~; "" if unknown
 
 	// inputSchemas are the tools' structured input schemas, by name; the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
@@ -58,7 +59,7 @@ func TestServerInstructions(t *testing.T) {
 		{"an editor without fs", mcpfs.Files{WorkDir: dir, FS: routed(false, false)}, []string{edit}, []string{unsaved, review, prefer}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := mcpfs.NewServer(tc.files, mcpfs.Options{})
+			srv, err := mcpfs.NewServer(tc.files, mcpfs.Options{Tools: mcpfstest.Structured})
 			if err != nil {
 				t.Fatal(err)
 			}

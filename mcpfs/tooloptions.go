@@ -1,6 +1,13 @@
 package mcpfs
 
-import "fmt"
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+)
 
 // ToolOptions shape what the tools offer a model and what they give it
 // back. The zero value is what a model is served best by: text results
@@ -80,4 +87,54 @@ func (t *Toggle) UnmarshalText(b []byte) error {
 		return fmt.Errorf("invalid value %q: want auto, on or off", b)
 	}
 	return nil
+}
+
+// Tools lists the names of every tool a session can have, the writing ones
+// included.
+var Tools = []string{
+	ReadTextFile, ReadMediaFile, WriteTextFile, EditTextFile,
+	GetFileInfo, ListDirectory, DirectoryTree, Glob, Grep,
+	CreateDirectory, MoveFile, DeleteFile,
+}
+
+// check reports a name in Only that is no tool.
+func (o ToolOptions) check() error {
+	for _, name := range o.Only {
+		if !slices.Contains(Tools, name) {
+			return fmt.Errorf("mcpfs: ToolOptions.Only: %q is not a tool (the tools are %s)", name, strings.Join(Tools, ", "))
+		}
+	}
+	return nil
+}
+
+// offers reports whether the session offers the tool name, as far as Only
+// decides.
+func (o ToolOptions) offers(name string) bool {
+	return o.Only == nil || slices.Contains(o.Only, name)
+}
+
+// shapeTools applies b.tools to the tools registered: those that Only
+// leaves out go, and without StructuredContent each tool loses its output
+// schema and its results their structured content, which the hosts that
+// show it show instead of the text.
+func (b *binding) shapeTools() {
+	for name, st := range b.srv.ListTools() {
+		if !b.tools.offers(name) {
+			b.srv.DeleteTools(name)
+			continue
+		}
+		if b.tools.StructuredContent {
+			continue
+		}
+		tool, handle := st.Tool, st.Handler
+		tool.OutputSchema = mcp.ToolOutputSchema{}
+		tool.RawOutputSchema = nil
+		b.srv.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := handle(ctx, req)
+			if res != nil {
+				res.StructuredContent = nil
+			}
+			return res, err
+		})
+	}
 }

@@ -2,6 +2,7 @@ package mcpfs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -57,71 +58,46 @@ func (b *binding) sizeNote(s string) string {
 }
 
 func (b *binding) readTool() mcp.Tool {
-	desc := "Read a UTF-8 text file and return its content.\n\n" +
-		"The path may be absolute or relative to the working directory, " + b.sess.WorkDir + ". " +
-		"Only files inside the allowed roots can be read.\n\n" +
-		"Line numbers are 1-based. Give line to start at that line (0 or absent means line 1) " +
-		"and limit to return at most that many lines (absent means to the end of the file).\n\n" +
-		"The text returned is exactly the file's content for that range: whole lines with their line endings " +
-		"(\\n or \\r\\n) as stored, no line numbers and nothing added, so it can be edited and written back " +
-		"with write_text_file. An empty file reads as empty text. " +
-		"A file that is not UTF-8 text (binary) is refused." +
-		b.sizeNote(" Content over %s is refused; read a larger file in ranges with line and limit.") + "\n\n" +
-		"The structured result repeats the text as content, with path, line (where it starts), " +
-		"lineCount (how many lines it has) and sha256: the hex SHA-256 of the whole file as read, " +
-		"whatever the range. Pass it as expectedHash to write_text_file or edit_text_file to have them " +
-		"refuse to write if the file has changed since.\n\n" +
-		"Where the editor serves reads, the text is the editor's, unsaved changes included (source is editor). " +
-		"differsFromDisk tells whether it differs from the file on disk; a short note after the text says so too. " +
-		"A file just changed on disk (by a shell command, say) is read again until the editor has reloaded it, " +
-		"for up to half a second."
+	desc := "Read a UTF-8 text file. Where the editor serves reads, this is its buffer, unsaved changes included.\n" +
+		"Without limit, returns one page and says where to continue (line=N). " +
+		"Text is exact (line endings kept), unless lineNumbers: then each line starts with its number and →, " +
+		"which edit_text_file strips. Relative paths resolve against " + b.sess.WorkDir + "." +
+		b.sizeNote(" Files over %s: read in ranges.")
 	return mcp.NewTool(ReadTextFile,
 		mcp.WithToolTitle("Read text file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file to read: absolute, or relative to the working directory.")),
-		mcp.WithInteger("line", mcp.Min(0),
-			mcp.Description("The 1-based line to start at. 0 or absent means line 1.")),
-		mcp.WithInteger("limit", mcp.Min(1),
-			mcp.Description("The maximum number of lines to return. Absent means to the end of the file.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithInteger("line", mcp.Min(0), mcp.Description("1-based line to start at")),
+		mcp.WithInteger("limit", mcp.Min(1), mcp.Description("Most lines to return")),
+		mcp.WithBoolean("lineNumbers", mcp.Description("Number the lines")),
 		withOutputSchema(readSchema),
 		hints("Read text file", true, false, true),
 	)
 }
 
+// pathArg describes a path argument.
+const pathArg = "Absolute, or relative to the working directory"
+
 func (b *binding) writeTool() mcp.Tool {
-	desc := "Write a UTF-8 text file: replace its whole content, or create it, " +
-		"creating any missing parent directories.\n\n" +
-		"The path may be absolute or relative to the working directory, " + b.sess.WorkDir + ". " +
-		"Only files inside the allowed roots can be written.\n\n" +
-		"content is the complete new text of the file and is written exactly as given: " +
-		"nothing is added (not even a final newline) and line endings are kept. " +
-		"The file is replaced atomically, so a reader sees either the old or the new content. " +
-		"The result names the absolute path written and the number of bytes; the structured result also " +
-		"has sha256, the hex SHA-256 of the content written.\n\n" +
-		"Give expectedHash (the sha256 of an earlier read_text_file, or of an earlier write or edit) " +
-		"to write only if the file has not changed since: if it has, or it no longer exists, the call fails " +
-		"with \"changed since read\" and nothing is written; read it again and redo the change." +
-		b.sizeNote(" Content over %s is refused.")
+	desc := "Create a text file, or replace all of an existing one (read it first), atomically. " +
+		"Content is written exactly; missing parent directories are created." + b.sizeNote(" Limit: %s.")
 	return mcp.NewTool(WriteTextFile,
 		mcp.WithToolTitle("Write text file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file to write: absolute, or relative to the working directory.")),
-		mcp.WithString("content", mcp.Required(),
-			mcp.Description("The complete new content of the file.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithString("content", mcp.Required(), mcp.Description("The whole new text")),
 		mcp.WithString("expectedHash",
-			mcp.Description("The sha256 the file must still have (from read_text_file); "+
-				"if it has changed, nothing is written. Absent means no check.")),
+			mcp.Description("Write only if the file's sha256 is still this")),
 		mcp.WithOutputSchema[writeOutput](),
 		hints("Write text file", false, true, true),
 	)
 }
 
 type readArgs struct {
-	Path  string `json:"path"`
-	Line  int    `json:"line"`
-	Limit int    `json:"limit"`
+	Path        string `json:"path"`
+	Line        int    `json:"line"`
+	Limit       int    `json:"limit"`
+	LineNumbers *bool  `json:"lineNumbers"`
 }
 
 type writeArgs struct {
@@ -138,6 +114,8 @@ type readOutput struct {
 	SHA256          string `json:"sha256,omitempty"`
 	Line            int    `json:"line"`
 	LineCount       int    `json:"lineCount"`
+	TotalLines      *int   `json:"totalLines,omitempty"`
+	NextLine        int    `json:"nextLine,omitempty"`
 	Source          string `json:"source,omitempty"`
 	DiffersFromDisk *bool  `json:"differsFromDisk,omitempty"`
 	DiskDifference  string `json:"diskDifference,omitempty"`
@@ -156,8 +134,10 @@ var readSchema = objectSchema(map[string]any{
 	"sha256": map[string]any{"type": "string", "pattern": "^[0-9a-f]{64}$",
 		"description": "The hex SHA-256 of the whole file as read, whatever the range; pass it as expectedHash to write_text_file or edit_text_file. " +
 			"Absent only when the whole file could not be hashed (for a range of a file too large to be read whole)."},
-	"line":      map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line the content starts at."},
-	"lineCount": map[string]any{"type": "integer", "minimum": 0, "description": "How many lines the content has (a last line without a line ending counts)."},
+	"line":       map[string]any{"type": "integer", "minimum": 1, "description": "The 1-based line the content starts at."},
+	"lineCount":  map[string]any{"type": "integer", "minimum": 0, "description": "How many lines the content has (a last line without a line ending counts)."},
+	"totalLines": map[string]any{"type": "integer", "minimum": 0, "description": "How many lines the file has. Absent when not known (a range of a file over the size limit)."},
+	"nextLine":   map[string]any{"type": "integer", "minimum": 2, "description": "Present when lines follow the content: the line to continue at."},
 	"source": map[string]any{"type": "string", "enum": []string{"editor", "disk"},
 		"description": "Where the text came from: editor (the editor's buffer, unsaved changes included) or disk. " +
 			"Absent when the session's files do not say."},
@@ -200,28 +180,98 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	var out readOutput
-	var text string
-	if sr, ok := fsys.(fsruntime.SourceReadFS); ok {
-		read, rerr := sr.ReadTextFileSource(ctx, p, args.Line, args.Limit)
-		if rerr != nil {
-			return errorResult("read", p, rerr), nil
-		}
-		text, out.SHA256 = read.Text, read.SHA256
-		describeOrigin(&out, read.Origin)
-	} else if text, out.SHA256, err = b.readHashed(ctx, fsys, p, args.Line, args.Limit); err != nil {
+	page := b.page(ctx)
+	if args.Limit > 0 {
+		page = 0
+	}
+	v, out, err := b.readView(ctx, fsys, p, args.Line, args.Limit, page > 0)
+	if err != nil {
 		return errorResult("read", p, err), nil
 	}
-	out.LineCount = countLines(text)
-	text = lift.Result(ctx, text) // spliced in by the transport (package lift)
-	out.Path, out.Content, out.Line = p, text, max(args.Line, 1)
+	numbers := b.numbered(ctx)
+	if args.LineNumbers != nil {
+		numbers = *args.LineNumbers
+	}
+	if page > 0 {
+		v = v.paged(page, numbers)
+	} else if numbers {
+		v = v.numbered()
+	}
+	out.Path, out.Line, out.LineCount = p, v.from, v.lines
+	if v.total >= 0 {
+		out.TotalLines = &v.total
+	}
+	if v.more {
+		out.NextLine = v.next()
+	}
+	text := lift.Result(ctx, v.text) // spliced in by the transport (package lift)
+	out.Content = text
 	res := mcp.NewToolResultStructured(out, text)
-	if note := originNote(out); note != "" {
-		// After the text, which stays exactly the file's, for the
+	if status := v.status(originNote(out)); status != "" {
+		// After the text, which stays exactly the lines read, for the
 		// hosts that show a model only the text.
-		res.Content = append(res.Content, mcp.NewTextContent(note))
+		res.Content = append(res.Content, mcp.NewTextContent(status))
 	}
 	return res, nil
+}
+
+// readView reads lines [line, line+limit) of p (to the end when limit <=
+// 0) through fsys, with the hash of the whole file and where it came from.
+// The whole file is read and the range cut from it here, so that the view
+// knows how many lines the file has; a range of a file over the size limit
+// is read on its own, and its total is not known. For a read that will be
+// paged, such a file's range is a page's worth of lines.
+func (b *binding) readView(ctx context.Context, fsys fsruntime.FS, p string, line, limit int, paged bool) (view, readOutput, error) {
+	var out readOutput
+	whole, err := b.readSource(ctx, fsys, p, 0, 0, &out)
+	if err == nil {
+		v, err := sliceLines(whole, line, limit)
+		return v, out, err
+	}
+	if _, ok := errors.AsType[*fsruntime.TooLargeError](err); !ok {
+		return view{}, out, err
+	}
+	// Too large to read whole: a range still can be. A paged read gets a
+	// page's worth of lines, fewer while those are too large.
+	switch {
+	case paged:
+		limit = maxPageLines
+	case limit <= 0 && line <= 1:
+		return view{}, out, err
+	}
+	var text string
+	for {
+		out = readOutput{}
+		text, err = b.readSource(ctx, fsys, p, line, limit, &out)
+		if _, ok := errors.AsType[*fsruntime.TooLargeError](err); ok && paged && limit > 1 {
+			limit /= 2
+			continue
+		}
+		if err != nil {
+			return view{}, out, err
+		}
+		break
+	}
+	v := view{text: text, from: max(line, 1), lines: countLines(text), total: -1}
+	v.more = v.lines == limit
+	return v, out, nil
+}
+
+// readSource reads lines [line, line+limit) of p through fsys, and puts the
+// hash of the whole file and where the text came from in out.
+func (b *binding) readSource(ctx context.Context, fsys fsruntime.FS, p string, line, limit int, out *readOutput) (string, error) {
+	if sr, ok := fsys.(fsruntime.SourceReadFS); ok {
+		read, err := sr.ReadTextFileSource(ctx, p, line, limit)
+		if err != nil {
+			return "", err
+		}
+		out.SHA256 = read.SHA256
+		describeOrigin(out, read.Origin)
+		return read.Text, nil
+	}
+	text, sum, err := b.readHashed(ctx, fsys, p, line, limit)
+	out.SHA256 = sum
+	return text, err
 }
 
 // readHashed reads lines [line, line+limit) of p from an FS that does not
@@ -283,13 +333,11 @@ func describeOrigin(out *readOutput, o fsruntime.Origin) {
 func originNote(out readOutput) string {
 	switch out.DiskDifference {
 	case diffContent:
-		return "Note: read from the editor, whose text of this file differs from the file on disk " +
-			"(unsaved changes, or a reload still pending)."
+		return "from the editor, which has unsaved changes or a reload pending: the disk differs"
 	case diffLineEndings:
-		return "Note: read from the editor, which gives this file \\n line endings where the file on disk has " +
-			"\\r\\n or \\r; the text is otherwise the same."
+		return "from the editor, with \\n line endings where the disk has \\r\\n or \\r"
 	case diffNotOnDisk:
-		return "Note: read from the editor; this file does not exist on disk (a new, unsaved buffer)."
+		return "from the editor: a new buffer, not on disk"
 	}
 	return ""
 }

@@ -210,54 +210,29 @@ type editOutput struct {
 const maxDiff = 64 << 10
 
 func (b *binding) editTool() mcp.Tool {
-	desc := "Edit a UTF-8 text file in place by replacing exact text: the way to change part of a file " +
-		"without writing all of it back.\n\n" +
-		"The path may be absolute or relative to the working directory, " + b.sess.WorkDir + ". " +
-		"Only files inside the allowed roots can be edited. The file is read as read_text_file reads it " +
-		"(the editor's unsaved buffer when there is one) and written back the same way.\n\n" +
-		"edits are applied in order, each to the text the previous ones left. " +
-		"Each oldText must occur exactly once in that text, matched exactly (whitespace and indentation included); " +
-		"set replaceAll to replace every occurrence instead. oldText may not be empty. " +
-		"If any edit finds its oldText zero times, or several times without replaceAll, the call fails, " +
-		"naming the edit (1-based) and the number of matches, and nothing is written. " +
-		"Line endings are kept: write oldText and newText with \\n, and they match and are written as \\r\\n " +
-		"in a file whose lines end in \\r\\n. A byte order mark is kept.\n\n" +
-		"The result is a unified diff of the change, with the file's SHA-256 before and after. " +
-		"dryRun returns the diff without writing. Give expectedHash (the sha256 of an earlier read, " +
-		"or the sha256After of an earlier edit) to edit only if the file has not changed since: " +
-		"otherwise the call fails with \"changed since read\" and nothing is written." +
-		b.sizeNote(" Files over %s, before or after the edits, cannot be edited.")
+	desc := "Change part of a text file by exact replacement, in the editor's buffer where it serves files. " +
+		"Edits apply in order; each oldText must match once, whitespace included, unless replaceAll. " +
+		"Line endings and a BOM are kept; line numbers from a numbered read are ignored. " +
+		"If an edit fails, nothing is written. Returns a diff; dryRun writes nothing." +
+		b.sizeNote(" Limit: %s.")
 	return mcp.NewTool(EditTextFile,
 		mcp.WithToolTitle("Edit text file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file to edit: absolute, or relative to the working directory.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
 		mcp.WithArray("edits", mcp.Required(), mcp.MinItems(1),
-			mcp.Description("The replacements to make, in order."),
+			mcp.Description("Replacements, in order"),
 			mcp.Items(map[string]any{
 				"type": "object",
 				"properties": map[string]any{
-					"oldText": map[string]any{
-						"type":        "string",
-						"description": "The exact text to replace. It must occur exactly once, unless replaceAll is set.",
-					},
-					"newText": map[string]any{
-						"type":        "string",
-						"description": "The text to put in its place; empty deletes oldText.",
-					},
-					"replaceAll": map[string]any{
-						"type":        "boolean",
-						"description": "Replace every occurrence of oldText, not just one. Default false.",
-					},
+					"oldText":    map[string]any{"type": "string", "description": "Exact text to replace"},
+					"newText":    map[string]any{"type": "string", "description": "Its replacement"},
+					"replaceAll": map[string]any{"type": "boolean", "description": "Replace every match"},
 				},
 				"required":             []string{"oldText", "newText"},
 				"additionalProperties": false,
 			})),
-		mcp.WithBoolean("dryRun",
-			mcp.Description("Return the diff but write nothing. Default false.")),
-		mcp.WithString("expectedHash",
-			mcp.Description("The sha256 the file must still have (from read_text_file, or an earlier edit's sha256After); "+
-				"if it has changed, nothing is written.")),
+		mcp.WithBoolean("dryRun", mcp.Description("Only return the diff")),
+		mcp.WithString("expectedHash", mcp.Description("Edit only if the file's sha256 is still this")),
 		mcp.WithOutputSchema[editOutput](),
 		hints("Edit text file", false, true, false),
 	)
@@ -388,12 +363,11 @@ func editSummary(out editOutput) string {
 	var s string
 	switch {
 	case out.Diff == "":
-		s = fmt.Sprintf("The %s leave %s as it was; nothing was written. Its sha256 is %s.", n, out.Path, out.SHA256Before)
+		s = fmt.Sprintf("The %s leave %s as it was; nothing was written.", n, out.Path)
 	case out.DryRun:
-		s = fmt.Sprintf("Dry run: %s would change %s; nothing was written. Its sha256 is %s, and would be %s after.",
-			n, out.Path, out.SHA256Before, out.SHA256After)
+		s = fmt.Sprintf("Dry run: %s would change %s; nothing was written.", n, out.Path)
 	default:
-		s = fmt.Sprintf("Applied %s to %s. Its sha256 was %s and is now %s.", n, out.Path, out.SHA256Before, out.SHA256After)
+		s = fmt.Sprintf("Applied %s to %s.", n, out.Path)
 	}
 	if out.Diff == "" {
 		return s
@@ -471,6 +445,16 @@ func applyEdits(text string, edits []editArg) (string, int, error) {
 		if n == 0 && oldNorm != oldText {
 			if a, m := matches(cur, oldText, 2); m > 0 {
 				oldNorm, newNorm, at, n = oldText, newText, a, m
+			}
+		}
+		if n == 0 {
+			// Lines copied from a numbered read: without their numbers
+			// (and newText's, if it has them too).
+			if o, ok := stripNumbers(oldText); ok {
+				nt, _ := stripNumbers(newText)
+				if a, m := matches(cur, withEndings(o, crlf), 2); m > 0 {
+					oldNorm, newNorm, at, n = withEndings(o, crlf), withEndings(nt, crlf), a, m
+				}
 			}
 		}
 		switch {
@@ -648,20 +632,12 @@ func (b *binding) mediaCap() int64 {
 }
 
 func (b *binding) mediaTool() mcp.Tool {
-	desc := "Read a binary file, such as an image or a sound, and return its content base64-encoded.\n\n" +
-		"The path may be absolute or relative to the working directory, " + b.sess.WorkDir + ". " +
-		"Only files inside the allowed roots can be read. The file is read from disk.\n\n" +
-		"The MIME type is detected from the content, not from the name. An image (image/*) comes back " +
-		"as image content and a sound (audio/*) as audio content; anything else comes back as an embedded " +
-		"resource with the bytes as a base64 blob and a file:// URI. " +
-		"The structured result has the path, the MIME type and the size in bytes. " +
-		"Use read_text_file for text. " +
-		fmt.Sprintf("Files over %s are refused.", fsruntime.FormatSize(b.mediaCap()))
+	desc := "Read an image, a sound or another binary file from disk: images and audio return as such, " +
+		"anything else as a base64 resource. " + fmt.Sprintf("Limit: %s.", fsruntime.FormatSize(b.mediaCap()))
 	return mcp.NewTool(ReadMediaFile,
 		mcp.WithToolTitle("Read media file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file to read: absolute, or relative to the working directory.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
 		mcp.WithOutputSchema[mediaOutput](),
 		hints("Read media file", true, false, true),
 	)

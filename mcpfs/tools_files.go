@@ -58,12 +58,6 @@ func (b *binding) addFileTools() {
 	}
 }
 
-// pathNote is what every file tool says about paths.
-func (b *binding) pathNote(what string) string {
-	return "The path may be absolute or relative to the working directory, " + b.sess.WorkDir + ". " +
-		"Only " + what + " inside the allowed roots can be used; a symlink on the way that leads out of them is refused."
-}
-
 // Output schemas. Every success result carries structured content that
 // validates against its tool's schema; error results carry only text.
 var (
@@ -163,117 +157,79 @@ func withOutputSchema(schema map[string]any) mcp.ToolOption {
 }
 
 func (b *binding) getFileInfoTool() mcp.Tool {
-	desc := "Describe a file or directory without reading it: its type (file, directory, symlink or other), " +
-		"size in bytes, last modification time (RFC 3339, UTC), and Unix permissions both as a string " +
-		`such as "rw-r--r--" and in octal such as "0644".` + "\n\n" +
-		b.pathNote("paths") + " " +
-		"A symlink named by the path is described itself, not its target; " +
-		"a path that ends in / must name a directory, so link/ describes the directory a link leads to."
+	desc := "Type, size, modification time (UTC) and permissions of a path, without reading it. " +
+		"A symlink is described itself; end the path with / to follow it."
 	return mcp.NewTool(GetFileInfo,
 		mcp.WithToolTitle("Get file info"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file or directory: absolute, or relative to the working directory.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
 		withOutputSchema(fileInfoSchema),
 		hints("Get file info", true, false, true),
 	)
 }
 
 func (b *binding) listDirectoryTool() mcp.Tool {
-	desc := "List the entries of one directory, sorted by name, each with its type (file, directory, symlink or other); " +
-		"with details, also its size in bytes and last modification time (RFC 3339, UTC), " +
-		"which costs a lookup per entry. It does not descend into subdirectories; " +
-		"use directory_tree for that.\n\n" +
-		b.pathNote("directories") + " " +
-		fmt.Sprintf("At most %d entries are listed; the result says when there were more (truncated).", MaxListEntries)
+	desc := fmt.Sprintf("List one directory's entries (at most %d), sorted, with their types; "+
+		"details adds sizes and modification times.", MaxListEntries)
 	return mcp.NewTool(ListDirectory,
 		mcp.WithToolTitle("List directory"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The directory to list: absolute, or relative to the working directory.")),
-		mcp.WithBoolean("details", mcp.DefaultBool(false),
-			mcp.Description("Also give each entry's size and last modification time. Absent means false.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithBoolean("details", mcp.DefaultBool(false), mcp.Description("Add sizes and times")),
 		withOutputSchema(listSchema),
 		hints("List directory", true, false, true),
 	)
 }
 
 func (b *binding) directoryTreeTool() mcp.Tool {
-	desc := "Show the tree of files and directories under a directory, as nested {name, type, children} entries " +
-		"sorted by name.\n\n" +
-		b.pathNote("directories") + " " +
-		"Symlinks are shown as type symlink and never followed.\n\n" +
-		fmt.Sprintf("maxDepth (default %d, at most %d) is how many levels to show: 1 shows only the directory's own entries. ", DefaultTreeDepth, MaxTreeDepth) +
-		"A directory at the depth limit has no children field; call again on it to see inside. " +
-		fmt.Sprintf("At most %d entries are returned in all; the result says when the tree was truncated. ", MaxTreeEntries) +
-		"Entries named " + strings.Join(DefaultTreeExcludes, ", ") + " are always left out " +
-		"(give such a directory as path to see inside it). " +
-		"exclude leaves out more: glob patterns (*, ?, [...], {a,b}, **) matched against each entry's name, " +
-		"or, for a pattern with a /, against its slash-separated path relative to path."
+	desc := fmt.Sprintf("The tree under a directory, sorted, at most %d entries. ", MaxTreeEntries) +
+		"Leaves out " + strings.Join(DefaultTreeExcludes, ", ") + " (unless given as path) and what exclude matches. " +
+		"Symlinks are not followed."
 	return mcp.NewTool(DirectoryTree,
 		mcp.WithToolTitle("Directory tree"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The directory at the top of the tree: absolute, or relative to the working directory.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
 		mcp.WithInteger("maxDepth", mcp.Min(1), mcp.Max(MaxTreeDepth),
-			mcp.Description(fmt.Sprintf("How many levels to show, from 1 to %d. Absent means %d.", MaxTreeDepth, DefaultTreeDepth))),
+			mcp.Description(fmt.Sprintf("Levels to show; default %d", DefaultTreeDepth))),
 		mcp.WithArray("exclude", mcp.WithStringItems(),
-			mcp.Description(`Glob patterns of entries to leave out, besides the default ones, e.g. ["*.log", "vendor", "src/gen/**"].`)),
+			mcp.Description("Globs over names, or over paths if they hold a /")),
 		withOutputSchema(treeSchema),
 		hints("Directory tree", true, false, true),
 	)
 }
 
 func (b *binding) createDirectoryTool() mcp.Tool {
-	desc := "Create a directory, and any missing parent directories, as mkdir -p does. " +
-		"A directory that already exists is not an error (the result says created: false).\n\n" +
-		b.pathNote("directories")
 	return mcp.NewTool(CreateDirectory,
 		mcp.WithToolTitle("Create directory"),
-		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The directory to create: absolute, or relative to the working directory.")),
+		mcp.WithDescription("Create a directory and its missing parents, as mkdir -p."),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
 		withOutputSchema(createSchema),
 		hints("Create directory", false, false, true),
 	)
 }
 
 func (b *binding) moveFileTool() mcp.Tool {
-	desc := "Move or rename a file or directory.\n\n" +
-		b.pathNote("paths") + " " +
-		"destination is the new path itself, not a directory to move into. " +
-		"An existing destination is refused unless overwrite is true; even then a non-empty directory is never replaced. " +
-		"A symlink is moved itself, not its target. A root directory itself can never be moved. " +
-		"A source or destination that ends in / must name a directory, so the source must be one."
+	desc := "Move or rename a file or directory to destination, the new path itself. " +
+		"An existing destination is replaced only with overwrite, and never a non-empty directory."
 	return mcp.NewTool(MoveFile,
 		mcp.WithToolTitle("Move file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("source", mcp.Required(),
-			mcp.Description("The file or directory to move: absolute, or relative to the working directory.")),
-		mcp.WithString("destination", mcp.Required(),
-			mcp.Description("Its new path: absolute, or relative to the working directory.")),
-		mcp.WithBoolean("overwrite", mcp.DefaultBool(false),
-			mcp.Description("Replace an existing destination. Absent means false.")),
+		mcp.WithString("source", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithString("destination", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithBoolean("overwrite", mcp.DefaultBool(false), mcp.Description("Replace an existing destination")),
 		withOutputSchema(moveSchema),
 		hints("Move file", false, true, false),
 	)
 }
 
 func (b *binding) deleteFileTool() mcp.Tool {
-	desc := "Delete a file, symlink or directory. This cannot be undone.\n\n" +
-		b.pathNote("paths") + " " +
-		"A symlink is deleted itself, never its target. " +
-		"A path that ends in / must name a directory (link/ is refused, not followed). " +
-		"An empty directory is deleted as it is; a non-empty directory only with recursive true, " +
-		"which deletes everything in it. A root directory itself can never be deleted. " +
-		"Deleting a path that does not exist is an error."
+	desc := "Delete a file, a symlink (not its target) or a directory; " +
+		"a non-empty directory needs recursive. It cannot be undone."
 	return mcp.NewTool(DeleteFile,
 		mcp.WithToolTitle("Delete file"),
 		mcp.WithDescription(desc),
-		mcp.WithString("path", mcp.Required(),
-			mcp.Description("The file, symlink or directory to delete: absolute, or relative to the working directory.")),
-		mcp.WithBoolean("recursive", mcp.DefaultBool(false),
-			mcp.Description("Delete a non-empty directory and everything in it. Absent means false.")),
+		mcp.WithString("path", mcp.Required(), mcp.Description(pathArg)),
+		mcp.WithBoolean("recursive", mcp.DefaultBool(false), mcp.Description("Delete a directory's contents too")),
 		withOutputSchema(deleteSchema),
 		hints("Delete file", false, true, false),
 	)

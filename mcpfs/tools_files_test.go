@@ -214,20 +214,20 @@ func TestFileToolsList(t *testing.T) {
 		phrases  []string          // in the description
 	}{
 		mcpfs.GetFileInfo: {hints{true, false, true, false}, []string{"path"},
-			map[string]string{"path": "string"}, []string{"rw-r--r--", "RFC 3339", "symlink"}},
+			map[string]string{"path": "string"}, []string{"permissions", "UTC", "symlink"}},
 		mcpfs.ListDirectory: {hints{true, false, true, false}, []string{"path"},
-			map[string]string{"path": "string", "details": "boolean"}, []string{"1000 entries", "truncated", "sorted by name", "with details"}},
+			map[string]string{"path": "string", "details": "boolean"}, []string{"at most 1000", "sorted", "details"}},
 		mcpfs.DirectoryTree: {hints{true, false, true, false}, []string{"path"},
 			map[string]string{"path": "string", "maxDepth": "integer", "exclude": "array"},
-			[]string{"2000 entries", "default 3, at most 10", ".git, node_modules, dist, build, __pycache__, .next", "never followed"}},
+			[]string{"2000 entries", ".git, node_modules, dist, build, __pycache__, .next", "not followed"}},
 		mcpfs.CreateDirectory: {hints{false, false, true, false}, []string{"path"},
 			map[string]string{"path": "string"}, []string{"mkdir -p"}},
 		mcpfs.MoveFile: {hints{false, true, false, false}, []string{"source", "destination"},
 			map[string]string{"source": "string", "destination": "string", "overwrite": "boolean"},
-			[]string{"overwrite", "root directory itself can never be moved"}},
+			[]string{"overwrite", "never a non-empty directory"}},
 		mcpfs.DeleteFile: {hints{false, true, false, false}, []string{"path"},
 			map[string]string{"path": "string", "recursive": "boolean"},
-			[]string{"recursive", "root directory itself can never be deleted", "never its target"}},
+			[]string{"recursive", "not its target", "cannot be undone"}},
 	}
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
@@ -271,7 +271,7 @@ func TestFileToolsList(t *testing.T) {
 				if tool.Title == "" || tool.Annotations.Title == "" {
 					t.Errorf("%s: no title", name)
 				}
-				for _, phrase := range append([]string{"relative to the working directory", f.Dir, "allowed roots"}, want.phrases...) {
+				for _, phrase := range want.phrases {
 					if !strings.Contains(tool.Description, phrase) {
 						t.Errorf("%s: description does not mention %q:\n%s", name, phrase, tool.Description)
 					}
@@ -1032,7 +1032,7 @@ type plainFS struct{ fsruntime.FS }
 func TestFileToolsUnsupported(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	f.WriteFile(t, "a.txt", "a")
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: plainFS{f.Disk}}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: plainFS{f.Disk}}, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1061,7 +1061,7 @@ func TestFileToolsThroughRouter(t *testing.T) {
 	f.WriteFile(t, "outside/secret.txt", "secret")
 	router := fsruntime.NewRouter(fsruntime.RouterOptions{Disk: f.Disk})
 	root := f.Path("root")
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: root, FS: router}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: root, FS: router}, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -1148,7 +1148,7 @@ func TestDirectoryTreeUnreadableDirectory(t *testing.T) {
 		}, "walk " + f.Dir + ": file does not exist", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: scriptedWalkFS{f.Disk, tc.steps}}, mcpfs.Options{})
+			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: f.Dir, FS: scriptedWalkFS{f.Disk, tc.steps}}, mcpfs.Options{Tools: mcpfstest.Structured})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -32,9 +32,7 @@ func (b *binding) addSearchTools() {
 
 // searchSkipNote says which directories a search leaves out.
 func searchSkipNote(unless string) string {
-	return "The directories " + strings.Join(search.SkippedDirs, ", ") +
-		" are not searched unless " + unless + ". " +
-		"Symlinks found while searching are never followed."
+	return "Skips " + strings.Join(search.SkippedDirs, ", ") + " unless " + unless + ", and symlinks."
 }
 
 // windowsPatterns tells a model on Windows how to write a pattern, where
@@ -47,63 +45,34 @@ func windowsPatterns() string {
 }
 
 func (b *binding) globTool() mcp.Tool {
-	desc := "Find files and directories by path with a glob pattern, such as **/*.go or src/**/*_test.{ts,tsx}.\n\n" +
-		"The pattern is matched against each path relative to path (absent means the working directory, " + b.sess.WorkDir + "). " +
-		"* matches any characters within one path component (names starting with a dot included), " +
-		"** any number of whole directories (none included), ? one character, [abc], [a-z] and [!abc] one character of a class, " +
-		"{a,b} either alternative; \\ escapes. Matching is case-sensitive. " +
-		"An absolute pattern is matched from the file system's root instead, and path is then not used. " +
-		windowsPatterns() +
-		"Only paths inside the allowed roots are searched.\n\n" +
-		"The result lists absolute paths with their type (file, directory, symlink or other), sorted by path component by component " +
-		"(a directory's entries come right after it). " +
-		fmt.Sprintf("At most %d are returned; truncated says there were more (narrow the pattern or path). ", search.DefaultGlobResults) +
-		searchSkipNote("the pattern names them, as in node_modules/**/*.js") + " " +
-		"To search file contents, use grep."
+	desc := "Find paths by glob, such as **/*.go or src/**/*.{ts,tsx}, under path (default: the working directory). " +
+		"* stays within a name, ** spans directories; case-sensitive. " + windowsPatterns() +
+		fmt.Sprintf("At most %d results, sorted. ", search.DefaultGlobResults) +
+		searchSkipNote("the pattern names them")
 	return mcp.NewTool(Glob,
 		mcp.WithToolTitle("Find files by glob"),
 		mcp.WithDescription(desc),
-		mcp.WithString("pattern", mcp.Required(),
-			mcp.Description("The glob pattern, relative to path, e.g. **/*.go.")),
-		mcp.WithString("path",
-			mcp.Description("The directory to search in: absolute, or relative to the working directory. Absent means the working directory.")),
+		mcp.WithString("pattern", mcp.Required(), mcp.Description("Glob, relative to path")),
+		mcp.WithString("path", mcp.Description(pathArg)),
 		withSearchSchema(globSchema),
 		hints("Find files by glob", true, false, true),
 	)
 }
 
 func (b *binding) grepTool() mcp.Tool {
-	desc := "Search the contents of text files for lines that match a regular expression.\n\n" +
-		"pattern is RE2 syntax (Go's regexp: no backreferences or lookaround, and always linear time). " +
-		"It is matched against each line on its own, without its line ending, so it never matches across lines, " +
-		"and ^ and $ match at the start and end of each line. ignoreCase matches without regard to case. " +
-		"path is a directory to search (absent means the working directory, " + b.sess.WorkDir + ") or a single file. " +
-		"include limits the search to files whose name matches a glob, such as *.go or *.{ts,tsx} " +
-		"(a glob with a / is matched against the path relative to path instead). " +
-		"Only files inside the allowed roots are searched.\n\n" +
-		"Each result is one line: its file's absolute path, its 1-based line number, and its text " +
-		fmt.Sprintf("(a line over %d bytes is cut and ends with %q). ", search.MaxGrepLineLen, search.GrepLineCut) +
-		"Results are sorted by path (component by component), then by line. " +
-		fmt.Sprintf("At most maxResults lines are returned (default %d, at most %d); truncated says more lines match. ",
+	desc := "Search text files for lines matching an RE2 regular expression (line by line). " +
+		"path is a directory (default: the working directory) or a file; include filters names by glob (*.go). " +
+		fmt.Sprintf("Returns path:line:text, sorted, at most maxResults (default %d, at most %d). ",
 			search.DefaultGrepResults, search.MaxGrepResults) +
-		"Binary files (a NUL byte or invalid UTF-8 in the first 8 KiB)" +
-		b.sizeNote(" and files over %s") + " are skipped, and counted in the result. " +
-		searchSkipNote("include names them") + " " +
-		"To find files by name, use glob."
+		"Skips binary files" + b.sizeNote(", files over %s") + "; " + strings.TrimPrefix(searchSkipNote("include names them"), "Skips ")
 	return mcp.NewTool(Grep,
 		mcp.WithToolTitle("Search file contents"),
 		mcp.WithDescription(desc),
-		mcp.WithString("pattern", mcp.Required(),
-			mcp.Description(`The regular expression (RE2), e.g. func \w+Handler or TODO.`)),
-		mcp.WithString("path",
-			mcp.Description("The directory or file to search: absolute, or relative to the working directory. Absent means the working directory.")),
-		mcp.WithString("include",
-			mcp.Description("A glob over file names, e.g. *.go or *.{js,ts}. Absent means every text file.")),
-		mcp.WithBoolean("ignoreCase", mcp.DefaultBool(false),
-			mcp.Description("Match without regard to case. Absent means false.")),
-		mcp.WithInteger("maxResults", mcp.Min(1),
-			mcp.Description(fmt.Sprintf("The most matching lines to return. Absent means %d; more than %d means %d.",
-				search.DefaultGrepResults, search.MaxGrepResults, search.MaxGrepResults))),
+		mcp.WithString("pattern", mcp.Required(), mcp.Description("RE2 regular expression")),
+		mcp.WithString("path", mcp.Description(pathArg)),
+		mcp.WithString("include", mcp.Description("Glob over file names")),
+		mcp.WithBoolean("ignoreCase", mcp.DefaultBool(false), mcp.Description("Ignore case")),
+		mcp.WithInteger("maxResults", mcp.Min(1), mcp.Description("Most lines to return")),
 		withSearchSchema(grepSchema),
 		hints("Search file contents", true, false, true),
 	)

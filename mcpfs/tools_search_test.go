@@ -160,7 +160,7 @@ func TestSearchToolsListed(t *testing.T) {
 					if tool.Title == "" || tool.Annotations.Title == "" {
 						t.Errorf("%s: no title", name)
 					}
-					for _, phrase := range []string{f.Dir, "allowed roots", "node_modules", "never followed", "truncated"} {
+					for _, phrase := range []string{"the working directory", "node_modules", "symlinks", "sorted"} {
 						if !strings.Contains(tool.Description, phrase) {
 							t.Errorf("%s: description does not mention %q", name, phrase)
 						}
@@ -478,7 +478,7 @@ func TestSearchToolsThroughRouter(t *testing.T) {
 		Client: capabilities.Client{FS: capabilities.FS{ReadTextFile: true, WriteTextFile: true}},
 		Log:    slog.New(slog.DiscardHandler),
 	})
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: dir, FS: router}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: dir, FS: router}, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -502,7 +502,7 @@ func TestSearchToolsUnsupported(t *testing.T) {
 	for _, era := range mcpfstest.Eras {
 		t.Run(era.Name, func(t *testing.T) {
 			work := ostest.HostPath("/work")
-			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsruntimetest.NewMemFS()}, mcpfs.Options{})
+			srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsruntimetest.NewMemFS()}, mcpfs.Options{Tools: mcpfstest.Structured})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +520,7 @@ func TestSearchToolsInMemory(t *testing.T) {
 	fsys := fsruntimetest.NewExtMemFS()
 	fsys.WriteTextFile(t.Context(), filepath.Join(work, "src", "a.go"), "package a\nfunc A() {}\n")
 	fsys.WriteTextFile(t.Context(), filepath.Join(work, "b.txt"), "func not go\n")
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsys}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: work, FS: fsys}, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func TestToolErrors(t *testing.T) {
 				{"path not a string", mcpfs.ReadTextFile, map[string]any{"path": 7},
 					[]string{"path must be a string, not 7"}},
 				{"unknown argument", mcpfs.ReadTextFile, map[string]any{"path": "lines.txt", "offset": 3},
-					[]string{filepath.Join(root, "lines.txt"), `unknown argument "offset" (the arguments are limit, line, path)`}},
+					[]string{filepath.Join(root, "lines.txt"), `unknown argument "offset" (the arguments are limit, line, lineNumbers, path)`}},
 				{"write without content", mcpfs.WriteTextFile, map[string]any{"path": "x.txt"},
 					[]string{"write " + filepath.Join(root, "x.txt") + ": invalid arguments for write_text_file: content is required"}},
 				{"write null content", mcpfs.WriteTextFile, map[string]any{"path": "x.txt", "content": nil},

@@ -29,7 +29,7 @@ func overlongServer(t *testing.T, scan int64) (string, string) {
 	}
 	t.Cleanup(func() { disk.Close() })
 	files := mcpfs.DiskFiles(disk, false)
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: structuredTools})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpfstest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/ostest"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
@@ -86,7 +87,7 @@ func BenchmarkServeStdio(b *testing.B) {
 			}
 			defer d.Close()
 			files := mcpfs.DiskFiles(d, false)
-			srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+			srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: mcpfstest.Structured})
 			if err != nil {
 				b.Fatal(err)
 			}

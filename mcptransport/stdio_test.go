@@ -156,7 +156,7 @@ func TestServeStdioAnswersBeforeInputEnds(t *testing.T) {
 	}}
 	work, b := ostest.HostPath("/w"), ostest.HostPath("/b.txt")
 	files := mcpfs.Files{WorkDir: work, FS: fsys}
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}

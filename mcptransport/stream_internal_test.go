@@ -44,7 +44,7 @@ func TestServeConnCancelsAfterTheDrainTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		fsys := blockingFS{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
 		files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
-		srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+		srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: structuredTools})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +120,7 @@ func TestServeConnLargeTextsInFlight(t *testing.T) {
 		fsys.files[filepath.Join(work, fmt.Sprintf("r%d.txt", i))] = texts[i]
 	}
 	files := mcpfs.Files{WorkDir: work, FS: fsys}
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: structuredTools})
 	if err != nil {
 		t.Fatal(err)
 	}

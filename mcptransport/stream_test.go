@@ -174,7 +174,7 @@ func TestStdioMessageLimitFollowsMaxFileSize(t *testing.T) {
 			t.Fatal(err)
 		}
 		files := mcpfs.DiskFiles(d, false)
-		srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+		srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: mcpfstest.Structured})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -203,7 +203,7 @@ func TestStdioFileAtTheLimitFitsEscaped(t *testing.T) {
 	}
 	defer d.Close()
 	files := mcpfs.DiskFiles(d, false)
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +237,7 @@ func TestStdioBoundsRequestsInFlight(t *testing.T) {
 		}
 	}}
 	files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: mcpfstest.Structured})
 	if err != nil {
 		t.Fatal(err)
 	}

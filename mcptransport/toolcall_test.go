@@ -171,7 +171,7 @@ func diskServer(tb testing.TB, dir string, readOnly bool, files map[string]strin
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { d.Close() })
-	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(d, readOnly), mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.DiskFiles(d, readOnly), mcpfs.Options{Tools: structuredTools})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func (panicFS) ReadTextFile(context.Context, string, int, int) (string, error) {
 
 // A panicking handler is answered as mcp-go's recovery answers it.
 func TestToolCallRecoversAsMCPGo(t *testing.T) {
-	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: panicFS{}}, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: panicFS{}}, mcpfs.Options{Tools: structuredTools})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -208,7 +208,7 @@ func TestToolCallRecoversAsMCPGo(t *testing.T) {
 func TestServeConnCancelsPlainToolCall(t *testing.T) {
 	fsys := blockingFS{started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
 	files := mcpfs.Files{WorkDir: ostest.HostPath("/w"), FS: fsys}
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{})
+	srv, err := mcpfs.NewServer(files, mcpfs.Options{Tools: structuredTools})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,11 @@ var Eras = []struct {
 	{"stateless", mcp.LATEST_PROTOCOL_VERSION},
 }
 
+// Structured are the tool options of the tests that read the tools'
+// structured results: as a program that embeds the tools would set them,
+// with structured content and without pages.
+var Structured = mcpfs.ToolOptions{StructuredContent: true, PageSize: -1}
+
 // TestMaxFileSize is the size limit of NewFixture's servers, small enough
 // to write a file over it.
 const TestMaxFileSize = 1 << 10
@@ -93,6 +98,7 @@ func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixtur
 	logs := &mcptest.SyncBuffer{}
 	files := mcpfs.DiskFiles(disk, readOnly)
 	srv, err := mcpfs.NewServer(files, mcpfs.Options{
+		Tools:  Structured,
 		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	})
 	if err != nil {
@@ -353,12 +359,29 @@ func Call(t testing.TB, c *client.Client, name string, args map[string]any) *mcp
 // Text returns the one text content of res.
 func Text(t testing.TB, res *mcp.CallToolResult) string {
 	t.Helper()
-	if len(res.Content) != 1 {
+	n := len(res.Content)
+	if n == 2 && Status(res) != "" {
+		n = 1 // a read's text, then its status
+	}
+	if n != 1 {
 		t.Fatalf("result has %d contents, want 1: %+v", len(res.Content), res.Content)
 	}
 	tc, ok := mcp.AsTextContent(res.Content[0])
 	if !ok {
 		t.Fatalf("result content is %T, want text", res.Content[0])
+	}
+	return tc.Text
+}
+
+// Status returns the status line that follows the text of a read (where
+// it stands, how to go on, where it came from), or "" if it has none.
+func Status(res *mcp.CallToolResult) string {
+	if len(res.Content) < 2 {
+		return ""
+	}
+	tc, ok := mcp.AsTextContent(res.Content[len(res.Content)-1])
+	if !ok || !strings.HasPrefix(tc.Text, "[") || !strings.HasSuffix(tc.Text, "]") {
+		return ""
 	}
 	return tc.Text
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fsruntimetest"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
+	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
 // EditorConn connects to a fake editor over an in-process pipe with the
@@ -60,7 +61,7 @@ const FSCapabilities = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTe
 // NewBridge returns a bridge to ed, initialized with fs capabilities.
 func NewBridge(t testing.TB, ed *fsruntimetest.Editor) *bridge.Bridge {
 	t.Helper()
-	b := bridge.NewBridge(EditorConn(t, ed), bridge.BridgeOptions{})
+	b := bridge.NewBridge(EditorConn(t, ed), bridge.BridgeOptions{Tools: mcpfs.ToolOptions{StructuredContent: true, PageSize: -1}})
 	b.Initialize(json.RawMessage(FSCapabilities))
 	t.Cleanup(func() { b.Close() })
 	return b

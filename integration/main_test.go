@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -121,12 +122,23 @@ type procOptions struct {
 	// reader, gets it, and what it has read is let go (a long run's
 	// output would not fit in memory).
 	unrecorded bool
+	// modelView runs serve and proxy as a user gets them. Without it they
+	// run with programView, the results that most of these tests read.
+	modelView bool
 }
+
+// programView are the flags that give serve's and proxy's tools the
+// results a program reads: structured content beside the text, and whole
+// files. Tests of what a model is given set procOptions.modelView.
+var programView = []string{"--structured-content", "--page-size", "0"}
 
 // start runs the binary with args. The process is killed in t.Cleanup if it
 // is still running then.
 func start(t *testing.T, opts procOptions, args ...string) *proc {
 	t.Helper()
+	if !opts.modelView && len(args) > 0 && (args[0] == "serve" || args[0] == "proxy") {
+		args = slices.Concat(args[:1], programView, args[1:])
+	}
 	cmd := exec.Command(binPath, args...)
 	cmd.Dir = opts.dir
 	cmd.Env = childEnv(opts.env...)

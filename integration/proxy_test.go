@@ -307,8 +307,8 @@ func toolOf(t *testing.T, rep testagent.Report) toolResult {
 	return res
 }
 
-// oneText reports a result content of one text, which a read whose text
-// is not the disk's follows with a note.
+// oneText reports a result content of one text, which a read may follow
+// with its status line (where it stands, where the text came from).
 func oneText(content []struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
@@ -317,7 +317,7 @@ func oneText(content []struct {
 	case len(content) == 0 || content[0].Type != "text":
 		return false
 	case len(content) == 2:
-		return content[1].Type == "text" && strings.HasPrefix(content[1].Text, "Note: read from the editor")
+		return content[1].Type == "text" && strings.HasPrefix(content[1].Text, "[") && strings.HasSuffix(content[1].Text, "]")
 	}
 	return len(content) == 1
 }

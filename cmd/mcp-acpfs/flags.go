@@ -127,13 +127,14 @@ func (f *levelFlag) Set(s string) error {
 // toolFlags adds the flags that shape the tools' results, shared by serve
 // and proxy, which set o.
 func toolFlags(fs *flag.FlagSet, o *mcpfs.ToolOptions) {
-	fs.Func("page-size", "the most a read without a limit returns", func(s string) error {
+	fs.Func("page-size", "the most a read without a limit returns; 0 for no page", func(s string) error {
+		if s == "0" {
+			o.PageSize = -1 // ToolOptions: no page
+			return nil
+		}
 		n, err := parseSize(s)
 		if err != nil {
 			return err
-		}
-		if n == 0 {
-			n = -1 // ToolOptions: no page
 		}
 		o.PageSize = int(min(n, math.MaxInt32))
 		return nil

@@ -138,7 +138,7 @@ class Run {
     this.editorWire = path.join(this.dir, "editor-wire.jsonl");
     this.agentWire = path.join(this.dir, "agent-wire.jsonl");
     this.trace = path.join(this.dir, "trace.jsonl");
-    this.child = spawn(bin, ["proxy", "--trace", this.trace, "--log-level", "debug", ...flags, "--", process.execPath, ...agent], {
+    this.child = spawn(bin, ["proxy", "--structured-content", "--page-size", "0", "--trace", this.trace, "--log-level", "debug", ...flags, "--", process.execPath, ...agent], {
       cwd: this.dir,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -20,11 +20,11 @@ import (
 func TestStdioKeptListingSurvivesReads(t *testing.T) {
 	f := mcpfstest.NewFixtureMax(t, 1<<20)
 	var want strings.Builder
-	want.WriteString(f.Path("many") + ": 300 entries")
+	want.WriteString(f.Path("many") + ": 300 entries (directories end in /, symlinks in @)")
 	for i := range 300 {
 		name := fmt.Sprintf("entry-%03d.txt", i)
 		f.WriteFile(t, "many/"+name, "x")
-		want.WriteString("\n[FILE]    " + name)
+		want.WriteString("\n" + name)
 	}
 	for i := range 4 {
 		f.WriteFile(t, fmt.Sprintf("big-%d.txt", i), strings.Repeat(fmt.Sprintf("read %d overwrites a reused buffer\n", i), 100)) // 3.6 KB: its quoting fits in a buffer a render would have

@@ -253,3 +253,24 @@ func TestToolOptionsOnly(t *testing.T) {
 		t.Errorf("Only with a name that is no tool: %v", err)
 	}
 }
+
+// TestSearchTextPaths checks that glob and grep show paths as the tools
+// take them: relative to the working directory, which the header names
+// when the search looked elsewhere, and listings as ls -F does.
+func TestSearchTextPaths(t *testing.T) {
+	c, f := modelServer(t, mcpfs.ToolOptions{}, "some-client", mcpfstest.TestMaxFileSize)
+	f.WriteFile(t, "src/a.go", "package a\n")
+	f.WriteFile(t, "top.go", "package top\n")
+	got := texts(t, mcpfstest.Call(t, c, mcpfs.Grep, map[string]any{"pattern": "package"}))
+	if want := "\nsrc/a.go:1:package a\ntop.go:1:package top"; !strings.HasSuffix(got[0], want) || strings.Contains(got[0], "relative") {
+		t.Errorf("grep: %q, want it to end %q", got[0], want)
+	}
+	got = texts(t, mcpfstest.Call(t, c, mcpfs.Glob, map[string]any{"pattern": "*.go", "path": "src"}))
+	if want := f.Path("src") + " (paths relative to " + f.Dir + "):\nsrc/a.go"; !strings.HasSuffix(got[0], want) {
+		t.Errorf("glob in src: %q, want it to end %q", got[0], want)
+	}
+	got = texts(t, mcpfstest.Call(t, c, mcpfs.ListDirectory, map[string]any{"path": "."}))
+	if want := "\nsrc/\ntop.go"; !strings.HasSuffix(got[0], want) {
+		t.Errorf("list: %q, want it to end %q", got[0], want)
+	}
+}

@@ -24,8 +24,8 @@ import (
 func TestTextEscapesNames(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	evil := []string{
-		"evil\n[DIR]     fake",
-		"cr\r[FILE]    fake.txt",
+		"evil\nfake@",
+		"cr\rfake.txt",
 		"sep\u2028fake",
 		"rlo\u202etxt.exe",
 	}
@@ -76,18 +76,18 @@ func TestTextEscapesNames(t *testing.T) {
 				t.Errorf("%s: the structured content lacks the name %q: %s", tc.tool, name, structured)
 			}
 		}
-		// A listing and a tree show the name, which starts with the
-		// quote; glob and grep show the whole path, which does not.
+		// Each shows the name, which starts with the quote: glob and
+		// grep show paths relative to the working directory.
 		var wantLookalike string
 		switch tc.tool {
 		case mcpfs.ListDirectory:
-			wantLookalike = "\n[FILE]    " + strconv.Quote(lookalike) + "\n"
+			wantLookalike = "\n" + strconv.Quote(lookalike) + "\n"
 		case mcpfs.DirectoryTree:
 			wantLookalike = "\n  " + strconv.Quote(lookalike) + "\n"
 		case mcpfs.Glob:
-			wantLookalike = "\n" + f.Path(lookalike) + "\n"
+			wantLookalike = "\n" + strconv.Quote(lookalike) + "\n"
 		case mcpfs.Grep:
-			wantLookalike = "\n" + f.Path(lookalike) + ":1:needle\n"
+			wantLookalike = "\n" + strconv.Quote(lookalike) + ":1:needle\n"
 		}
 		if hasLookalike && !strings.Contains(txt+"\n", wantLookalike) {
 			t.Errorf("%s: the text lacks %q:\n%s", tc.tool, wantLookalike, txt)

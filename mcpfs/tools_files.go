@@ -555,10 +555,11 @@ func (o listOutput) appendJSON(b []byte) ([]byte, error) {
 }
 
 // listText is list_directory's text content: a count, then an entry a
-// line, marked by type.
+// line, as ls -F shows them: a directory's name ends in /, a symlink's in
+// @, and any other kind but a file says what it is.
 func listText(out listOutput) string {
 	var sb strings.Builder
-	sb.Grow(64 + len(out.Entries)*32)
+	sb.Grow(64 + len(out.Entries)*16)
 	switch n := len(out.Entries); n {
 	case 0:
 		fmt.Fprintf(&sb, "%s is empty", textName(out.Path))
@@ -570,24 +571,23 @@ func listText(out listOutput) string {
 	if out.Truncated {
 		fmt.Fprintf(&sb, " (truncated: the directory has more than %d entries)", MaxListEntries)
 	}
+	if len(out.Entries) > 0 {
+		sb.WriteString(" (directories end in /, symlinks in @)")
+	}
 	for _, e := range out.Entries {
+		sb.WriteByte('\n')
+		sb.WriteString(textName(e.Name))
 		switch e.Type {
 		case fsruntime.TypeDirectory:
-			sb.WriteString("\n[DIR]     ")
-			sb.WriteString(textName(e.Name))
 			sb.WriteByte('/')
 		case fsruntime.TypeFile:
-			sb.WriteString("\n[FILE]    ")
-			sb.WriteString(textName(e.Name))
 			if e.Size != nil {
 				fmt.Fprintf(&sb, "  (%s, modified %s)", sizeText(*e.Size), e.Modified)
 			}
 		case fsruntime.TypeSymlink:
-			sb.WriteString("\n[SYMLINK] ")
-			sb.WriteString(textName(e.Name))
+			sb.WriteByte('@')
 		default:
-			sb.WriteString("\n[OTHER]   ")
-			sb.WriteString(textName(e.Name))
+			sb.WriteString(" (other: not a file, directory or symlink)")
 		}
 	}
 	return sb.String()

@@ -225,6 +225,26 @@ func searchError(op, path string, err error) *mcp.CallToolResult {
 	return errorResult(op, path, err)
 }
 
+// shortPath returns p as a search's text shows it: relative to the
+// working directory, as the tools take it, if it lies inside; else as it
+// is.
+func (b *binding) shortPath(p string) string {
+	if rel, err := filepath.Rel(b.sess.WorkDir, p); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return p
+}
+
+// searchedIn names the directory a search looked in, for the header of
+// its results, and where their paths are relative to when that is not
+// the same directory.
+func (b *binding) searchedIn(dir string) string {
+	if dir == b.sess.WorkDir {
+		return textName(dir)
+	}
+	return textName(dir) + " (paths relative to " + textName(b.sess.WorkDir) + ")"
+}
+
 func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	var args globArgs
 	if err := req.BindArguments(&args); err != nil {
@@ -245,13 +265,13 @@ func (b *binding) glob(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 	case len(r.Matches) == 0:
 		fmt.Fprintf(&sb, "No paths match %q in %s.", args.Pattern, textName(r.Root))
 	case r.Truncated:
-		fmt.Fprintf(&sb, "The first %d paths that match %q in %s (there are more; narrow the pattern or path):\n", len(r.Matches), args.Pattern, textName(r.Root))
+		fmt.Fprintf(&sb, "The first %d paths that match %q in %s (there are more; narrow the pattern or path):\n", len(r.Matches), args.Pattern, b.searchedIn(r.Root))
 	default:
-		fmt.Fprintf(&sb, "%s that %s %q in %s:\n", searchPlural(len(r.Matches), "path"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(r.Root))
+		fmt.Fprintf(&sb, "%s that %s %q in %s:\n", searchPlural(len(r.Matches), "path"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, b.searchedIn(r.Root))
 	}
 	for _, m := range r.Matches {
 		out.Matches = append(out.Matches, globMatch{Path: m.Path, Type: m.Type})
-		sb.WriteString(textName(m.Path))
+		sb.WriteString(textName(b.shortPath(m.Path)))
 		switch m.Type {
 		case fsruntime.TypeDirectory:
 			sb.WriteString("/")
@@ -323,13 +343,13 @@ func (b *binding) grep(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallT
 		fmt.Fprintf(&sb, "No lines match %q in %s (%s).", args.Pattern, textName(root), searched)
 	case r.Truncated:
 		fmt.Fprintf(&sb, "The first %s that %s %q in %s (%s). More lines match: narrow the pattern, path or include, or raise maxResults (at most %d).\n",
-			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched, search.MaxGrepResults)
+			searchPlural(len(r.Matches), "line"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, b.searchedIn(root), searched, search.MaxGrepResults)
 	default:
 		fmt.Fprintf(&sb, "%s in %s %s %q in %s (%s):\n",
-			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, textName(root), searched)
+			searchPlural(len(r.Matches), "line"), searchPlural(files, "file"), searchVerb(len(r.Matches), "matches", "match"), args.Pattern, b.searchedIn(root), searched)
 	}
 	for _, m := range r.Matches {
-		fmt.Fprintf(&sb, "%s:%d:%s\n", textName(m.Path), m.Line, textLine(m.Text))
+		fmt.Fprintf(&sb, "%s:%d:%s\n", textName(b.shortPath(m.Path)), m.Line, textLine(m.Text))
 	}
 	return mcp.NewToolResultStructured(out, strings.TrimSuffix(sb.String(), "\n")), nil
 }

@@ -23,9 +23,10 @@ type host struct {
 // hosts are the MCP clients whose limits were measured, by a word of the
 // name they give at initialize.
 var hosts = []host{
-	// Claude Code keeps a result whole up to its MCP output limit (25,000
-	// tokens by default), and spills a larger one to a file the model
-	// cannot open without its Read. Its Read numbers lines.
+	// Claude Code 2.1.83 spills a result over 100,000 characters
+	// (maxResultSizeChars) to a file the model cannot open without its
+	// Read, and caps MCP output at 25,000 tokens (MAX_MCP_OUTPUT_TOKENS).
+	// Its Read numbers lines.
 	{name: "claude", page: 32 << 10, numbers: true},
 	// codex keeps 48 KB of a result, as JSON: room for the escapes.
 	{name: "codex", page: 24 << 10},

@@ -89,9 +89,9 @@ func (t *Toggle) UnmarshalText(b []byte) error {
 	return nil
 }
 
-// Tools lists the names of every tool a session can have, the writing ones
+// ToolNames lists the names of every tool a session can have, the writing ones
 // included.
-var Tools = []string{
+var ToolNames = []string{
 	ReadTextFile, ReadMediaFile, WriteTextFile, EditTextFile,
 	GetFileInfo, ListDirectory, DirectoryTree, Glob, Grep,
 	CreateDirectory, MoveFile, DeleteFile,
@@ -100,8 +100,8 @@ var Tools = []string{
 // check reports a name in Only that is no tool.
 func (o ToolOptions) check() error {
 	for _, name := range o.Only {
-		if !slices.Contains(Tools, name) {
-			return fmt.Errorf("mcpfs: ToolOptions.Only: %q is not a tool (the tools are %s)", name, strings.Join(Tools, ", "))
+		if !slices.Contains(ToolNames, name) {
+			return fmt.Errorf("mcpfs: ToolOptions.Only: %q is not a tool (the tools are %s)", name, strings.Join(ToolNames, ", "))
 		}
 	}
 	return nil

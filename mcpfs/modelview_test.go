@@ -3,6 +3,7 @@ package mcpfs_test
 import (
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -262,11 +263,11 @@ func TestSearchTextPaths(t *testing.T) {
 	f.WriteFile(t, "src/a.go", "package a\n")
 	f.WriteFile(t, "top.go", "package top\n")
 	got := texts(t, mcpfstest.Call(t, c, mcpfs.Grep, map[string]any{"pattern": "package"}))
-	if want := "\nsrc/a.go:1:package a\ntop.go:1:package top"; !strings.HasSuffix(got[0], want) || strings.Contains(got[0], "relative") {
+	if want := "\n" + filepath.FromSlash("src/a.go") + ":1:package a\ntop.go:1:package top"; !strings.HasSuffix(got[0], want) || strings.Contains(got[0], "relative") {
 		t.Errorf("grep: %q, want it to end %q", got[0], want)
 	}
 	got = texts(t, mcpfstest.Call(t, c, mcpfs.Glob, map[string]any{"pattern": "*.go", "path": "src"}))
-	if want := f.Path("src") + " (paths relative to " + f.Dir + "):\nsrc/a.go"; !strings.HasSuffix(got[0], want) {
+	if want := f.Path("src") + " (paths relative to " + f.Dir + "):\n" + filepath.FromSlash("src/a.go"); !strings.HasSuffix(got[0], want) {
 		t.Errorf("glob in src: %q, want it to end %q", got[0], want)
 	}
 	got = texts(t, mcpfstest.Call(t, c, mcpfs.ListDirectory, map[string]any{"path": "."}))

@@ -166,8 +166,10 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 		sess:    sess,
 		log:     logger,
 		timeout: opts.RootsTimeout,
+		tools:   opts.Tools,
 		clients: make(map[string]*clientRoots),
 		renders: newRenderCache(),
+		ledgers: newLedgers(),
 	}
 	b.home, _ = os.UserHomeDir() // "" leaves ~ a name
 	hooks := &server.Hooks{}
@@ -190,6 +192,7 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 		}
 	})
 	b.watchRoots(hooks)
+	b.watchLedgers(hooks)   // ledger.go
 	b.watchResources(hooks) // resources.go
 	b.addTools()
 	if err := b.encodeInputSchemas(); err != nil {
@@ -229,6 +232,7 @@ type binding struct {
 	log     *slog.Logger
 	timeout time.Duration
 	home    string // the user's home directory, for a leading ~; "" if unknown
+	tools   ToolOptions
 
 	// inputSchemas are the tools' structured input schemas, by name; the
 	// server has them encoded (encodeInputSchemas). Written by NewServer.
@@ -240,4 +244,6 @@ type binding struct {
 	watch *watcher // the file:// resource subscriptions; resources.go
 
 	renders *renderCache // the listings kept rendered; listrender.go
+
+	ledgers *ledgers // what each MCP session has read; ledger.go
 }

@@ -221,6 +221,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		// hosts that show a model only the text.
 		res.Content = append(res.Content, mcp.NewTextContent(note))
 	}
+	b.recordSeen(ctx, p, out.SHA256) // ledger.go
 	return res, nil
 }
 
@@ -323,6 +324,8 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 		if err := verifyHash(ctx, fsys, p, expected); err != nil {
 			return errorResult("write", p, err), nil
 		}
+	} else if err := b.checkWrite(ctx, fsys, p); err != nil { // the read guard: ledger.go
+		return errorResult("write", p, err), nil
 	}
 	sum := inBackground(len(args.Content), func() string { return fsruntime.HashText(args.Content) })
 	err = fsys.WriteTextFile(ctx, p, args.Content)
@@ -330,5 +333,6 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err != nil {
 		return errorResult("write", p, err), nil
 	}
+	b.recordSeen(ctx, p, out.SHA256)
 	return mcp.NewToolResultStructured(out, fmt.Sprintf("wrote %d bytes to %s", len(args.Content), p)), nil
 }

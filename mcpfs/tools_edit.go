@@ -298,6 +298,12 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}
+	var sumBefore string
+	if expected == "" && !args.DryRun {
+		if sumBefore, err = b.checkEdit(ctx, fsys, p, before); err != nil { // the read guard: ledger.go
+			return errorResult("edit", p, err), nil
+		}
+	}
 	after, replacements, err := applyEdits(before, args.Edits)
 	if err != nil {
 		// A file changed since it was read is the better answer.
@@ -310,7 +316,6 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	// The hash of the text before is checked before anything is written;
 	// the other hashes and the diff are made while the file is written.
-	var sumBefore string
 	if expected != "" {
 		if sumBefore = fsruntime.HashText(before); sumBefore != expected {
 			return errorResult("edit", p, &changedError{expected: expected, actual: sumBefore}), nil
@@ -336,6 +341,9 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
+	}
+	if !args.DryRun {
+		b.recordSeen(ctx, p, out.SHA256After)
 	}
 	return mcp.NewToolResultStructured(out, editSummary(out)), nil
 }

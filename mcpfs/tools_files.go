@@ -891,6 +891,7 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err := mfs.Move(ctx, src, dst, args.Overwrite); err != nil {
 		return errorResult(op, src, err), nil
 	}
+	b.recordMove(ctx, src, dst) // ledger.go
 	if out.Replaced == nil && !args.Overwrite {
 		no := false // Move refuses an existing destination
 		out.Replaced = &no
@@ -978,6 +979,7 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if err := mfs.Remove(ctx, p, args.Recursive); err != nil {
 		return errorResult(op, p, err), nil
 	}
+	b.recordDelete(ctx, p) // ledger.go
 	text := "deleted " + p
 	switch out.Type {
 	case fsruntime.TypeDirectory:

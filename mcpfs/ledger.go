@@ -271,12 +271,17 @@ func (b *binding) recordDelete(ctx context.Context, path string) {
 }
 
 // checkWrite is the read guard of write_text_file, called with the path
-// locked and no expectedHash given: path must not exist, or hash as the
-// session last saw it, as fsys's route reads it now.
-func (b *binding) checkWrite(ctx context.Context, fsys fsruntime.FS, path string) error {
+// locked and no expectedHash given, for content of size bytes: path must
+// not exist, or hash as the session last saw it, as fsys's route reads it
+// now. Content over the size limit is refused first, as the write would
+// refuse it, without a read.
+func (b *binding) checkWrite(ctx context.Context, fsys fsruntime.FS, path string, size int) error {
 	l := b.guard(ctx)
 	if l == nil {
 		return nil
+	}
+	if max := b.sess.MaxFileSize; max > 0 && int64(size) > max {
+		return &fs.PathError{Op: "write", Path: path, Err: &fsruntime.TooLargeError{Size: int64(size), Limit: max}}
 	}
 	seen, ok := l.seen(path)
 	actual, err := hashFile(ctx, fsys, path)

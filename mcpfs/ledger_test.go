@@ -69,6 +69,9 @@ func TestReadGuardUnread(t *testing.T) {
 	t.Log(msg)
 	mcpfstest.WantError(t, edit(t, c, p, "user's", "model's"), "edit "+p+": "+refusedUnread, readFirstHint, "then edit it")
 	f.MustExist(t, "a.txt", "the user's\n")
+	// Content the write would refuse anyway is refused as that first.
+	mcpfstest.WantError(t, write(t, c, p, strings.Repeat("x", mcpfstest.TestMaxFileSize+1)), "write "+p+": content is too large")
+	f.MustExist(t, "a.txt", "the user's\n")
 
 	readFirst(t, c, p)
 	mcpfstest.WantOK(t, write(t, c, p, "read, then written\n"))

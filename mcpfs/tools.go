@@ -324,7 +324,7 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 		if err := verifyHash(ctx, fsys, p, expected); err != nil {
 			return errorResult("write", p, err), nil
 		}
-	} else if err := b.checkWrite(ctx, fsys, p); err != nil { // the read guard: ledger.go
+	} else if err := b.checkWrite(ctx, fsys, p, len(args.Content)); err != nil { // the read guard: ledger.go
 		return errorResult("write", p, err), nil
 	}
 	sum := inBackground(len(args.Content), func() string { return fsruntime.HashText(args.Content) })

@@ -3,6 +3,7 @@ package mcpfs
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -222,7 +223,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		res.Content = append(res.Content, mcp.NewTextContent(note))
 	}
 	b.recordSeen(ctx, p, out.SHA256) // ledger.go
-	return res, nil
+	return withNote(res, b.instructionNote(ctx, fsys, filepath.Dir(p))), nil
 }
 
 // readHashed reads lines [line, line+limit) of p from an FS that does not

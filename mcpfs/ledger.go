@@ -248,6 +248,16 @@ func (b *binding) guard(ctx context.Context) *ledger {
 	return b.ledger(ctx)
 }
 
+// guardNote is the sentence about the read guard in the descriptions of
+// write_text_file and edit_text_file; "" when the guard is off.
+func (b *binding) guardNote() string {
+	if b.tools.NoReadGuard {
+		return ""
+	}
+	return "\n\nAn existing file must have been read with read_text_file (whole or in part) earlier in the session, " +
+		"and be unchanged since the session last read or wrote it; otherwise the call is refused and nothing is written."
+}
+
 // recordSeen notes that the session of ctx saw path with the text of sum
 // (a read, or a write or edit that succeeded); "" records nothing.
 func (b *binding) recordSeen(ctx context.Context, path, sum string) {

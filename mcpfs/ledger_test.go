@@ -317,3 +317,16 @@ func TestReadGuardReadDiffersFromWrite(t *testing.T) {
 		t.Errorf("file %q", got)
 	}
 }
+
+func TestReadGuardDescribed(t *testing.T) {
+	const sentence = "An existing file must have been read with read_text_file (whole or in part) earlier in the session"
+	for _, off := range []bool{false, true} {
+		f := mcpfstest.NewFixtureWith(t, mcpfs.Options{Tools: mcpfs.ToolOptions{NoReadGuard: off}})
+		tools := mcpfstest.Tools(t, mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION))
+		for _, name := range []string{mcpfs.WriteTextFile, mcpfs.EditTextFile} {
+			if got := strings.Contains(tools[name].Description, sentence); got == off {
+				t.Errorf("NoReadGuard %v: the description of %s says the guard: %v", off, name, got)
+			}
+		}
+	}
+}

@@ -103,7 +103,7 @@ func (b *binding) writeTool() mcp.Tool {
 		"Give expectedHash (the sha256 of an earlier read_text_file, or of an earlier write or edit) " +
 		"to write only if the file has not changed since: if it has, or it no longer exists, the call fails " +
 		"with \"changed since read\" and nothing is written; read it again and redo the change." +
-		b.sizeNote(" Content over %s is refused.")
+		b.sizeNote(" Content over %s is refused.") + b.guardNote()
 	return mcp.NewTool(WriteTextFile,
 		mcp.WithToolTitle("Write text file"),
 		mcp.WithDescription(desc),

@@ -226,7 +226,7 @@ func (b *binding) editTool() mcp.Tool {
 		"dryRun returns the diff without writing. Give expectedHash (the sha256 of an earlier read, " +
 		"or the sha256After of an earlier edit) to edit only if the file has not changed since: " +
 		"otherwise the call fails with \"changed since read\" and nothing is written." +
-		b.sizeNote(" Files over %s, before or after the edits, cannot be edited.")
+		b.sizeNote(" Files over %s, before or after the edits, cannot be edited.") + b.guardNote()
 	return mcp.NewTool(EditTextFile,
 		mcp.WithToolTitle("Edit text file"),
 		mcp.WithDescription(desc),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
 // The read guard (README.md, "Guards"; DESIGN.md, "The read guard").
@@ -148,6 +149,9 @@ func (l *ledger) forget(path string) {
 // move carries the entries of src, and of every path below it, to dst,
 // after a move of src to dst: what was at dst is gone.
 func (l *ledger) move(src, dst string) {
+	if src == dst {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, k := range l.files.keys(func(k string) bool { return within(k, dst) }) {
@@ -302,6 +306,8 @@ func (b *binding) checkWrite(ctx context.Context, fsys fsruntime.FS, path string
 		// Refused once: a write that is still wanted creates it anew.
 		l.forget(path)
 		return &fs.PathError{Op: "write", Path: path, Err: &guardError{kind: guardGone, op: "write"}}
+	case errors.Is(err, fsruntime.ErrNotRegular), errors.Is(err, fsruntime.ErrOutsideRoots), errors.Is(err, fspath.ErrNamesDir):
+		return asOp("write", err) // what the write itself would say: nothing it could write
 	case err != nil:
 		return &fs.PathError{Op: "write", Path: path, Err: &guardError{kind: guardUnchecked, op: "write", cause: unwrapPath(err)}}
 	case !ok:

@@ -73,6 +73,15 @@ func TestReadGuardUnread(t *testing.T) {
 	mcpfstest.WantError(t, write(t, c, p, strings.Repeat("x", mcpfstest.TestMaxFileSize+1)), "write "+p+": content is too large")
 	f.MustExist(t, "a.txt", "the user's\n")
 
+	// What no write could change is refused as the write would refuse it.
+	f.Mkdir(t, "dir")
+	mcpfstest.WantError(t, write(t, c, f.Path("dir"), "x\n"), "write "+f.Path("dir")+": not a regular file")
+	mcpfstest.WantError(t, write(t, c, f.Path("../outside.txt"), "x\n"), "outside the allowed roots")
+	// A file that cannot be read as text cannot have been read.
+	f.WriteFile(t, "bin", "\x00\x01")
+	mcpfstest.WantError(t, write(t, c, f.Path("bin"), "x\n"), "write "+f.Path("bin")+": refused: the file could not be read to check it", "binary")
+	f.MustExist(t, "bin", "\x00\x01")
+
 	readFirst(t, c, p)
 	mcpfstest.WantOK(t, write(t, c, p, "read, then written\n"))
 	f.MustExist(t, "a.txt", "read, then written\n")

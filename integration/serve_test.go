@@ -723,6 +723,11 @@ func testWrite(t *testing.T, c *client.Client, tr tree) {
 					}
 				}
 			}
+			if tc.before != nil { // the read guard: a file is read before it is overwritten
+				if res, err := callTool(t, c, readTool, map[string]any{"path": tc.path}); err != nil || res.IsError {
+					t.Fatalf("read %s: %v %+v", tc.path, err, res)
+				}
+			}
 			dirBefore := dirNames(t, filepath.Dir(abs))
 			res, err := callTool(t, c, writeTool, map[string]any{"path": tc.path, "content": tc.content})
 			if err != nil || res.IsError {

@@ -103,6 +103,9 @@ func nameGivenForm(res *mcp.CallToolResult, given, expanded, workDir string) {
 // hint suggests a next step for a model, for the errors where one helps and
 // the error's own text does not already give it.
 func hint(op string, err error) string {
+	if ge, ok := errors.AsType[*guardError](err); ok && ge.advises() {
+		return "" // the read guard's refusals say what to do
+	}
 	switch {
 	case errors.Is(err, errChanged):
 		return "read the file again and redo the change on what it holds now"

@@ -379,6 +379,7 @@ func TestResourceSubscribeDebounced(t *testing.T) {
 	}
 	u.want(t, a, "atomic rename")
 	// So does the server's own write_text_file, which writes that way.
+	readFirst(t, c, f.Path("sub/b.txt"))
 	mcpfstest.WantOK(t, mcpfstest.Call(t, c, mcpfs.WriteTextFile, map[string]any{"path": f.Path("sub/b.txt"), "content": "tool\n"}))
 	u.want(t, b, "write_text_file")
 	// Removing the file, and creating it again.

@@ -181,6 +181,7 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 		tools:   opts.Tools,
 		clients: make(map[string]*clientRoots),
 		renders: newRenderCache(),
+		ledgers: newLedgers(),
 	}
 	b.home, _ = os.UserHomeDir() // "" leaves ~ a name
 	hooks := &server.Hooks{}
@@ -203,6 +204,7 @@ func newServer(sess Files, opts Options) (*server.MCPServer, *binding, error) {
 		}
 	})
 	b.watchRoots(hooks)
+	b.watchLedgers(hooks)   // ledger.go
 	b.watchResources(hooks) // resources.go
 	b.addTools()
 	b.shapeTools() // tooloptions.go
@@ -255,4 +257,6 @@ type binding struct {
 	watch *watcher // the file:// resource subscriptions; resources.go
 
 	renders *renderCache // the listings kept rendered; listrender.go
+
+	ledgers *ledgers // what each MCP session has read; ledger.go
 }

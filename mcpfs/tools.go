@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -79,8 +80,8 @@ func (b *binding) readTool() mcp.Tool {
 const pathArg = "Absolute, or relative to the working directory"
 
 func (b *binding) writeTool() mcp.Tool {
-	desc := "Create a text file, or replace all of an existing one (read it first), atomically. " +
-		"Content is written exactly; missing parent directories are created." + b.sizeNote(" Limit: %s.")
+	desc := "Create a text file, or replace all of an existing one, atomically. " +
+		"Content is written exactly; missing parent directories are created." + b.sizeNote(" Limit: %s.") + b.guardNote()
 	return mcp.NewTool(WriteTextFile,
 		mcp.WithToolTitle("Write text file"),
 		mcp.WithDescription(desc),
@@ -212,7 +213,8 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 		// hosts that show a model only the text.
 		res.Content = append(res.Content, mcp.NewTextContent(status))
 	}
-	return res, nil
+	b.recordSeen(ctx, p, out.SHA256) // ledger.go
+	return withNote(res, b.instructionNote(ctx, fsys, filepath.Dir(p))), nil
 }
 
 // readView reads lines [line, line+limit) of p (to the end when limit <=
@@ -371,6 +373,8 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 		if err := verifyHash(ctx, fsys, p, expected); err != nil {
 			return errorResult("write", p, err), nil
 		}
+	} else if err := b.checkWrite(ctx, fsys, p, len(args.Content)); err != nil { // the read guard: ledger.go
+		return errorResult("write", p, err), nil
 	}
 	sum := inBackground(len(args.Content), func() string { return fsruntime.HashText(args.Content) })
 	err = fsys.WriteTextFile(ctx, p, args.Content)
@@ -378,5 +382,6 @@ func (b *binding) writeTextFile(ctx context.Context, req mcp.CallToolRequest) (*
 	if err != nil {
 		return errorResult("write", p, err), nil
 	}
+	b.recordSeen(ctx, p, out.SHA256)
 	return mcp.NewToolResultStructured(out, fmt.Sprintf("wrote %d bytes to %s", len(args.Content), p)), nil
 }

@@ -214,7 +214,7 @@ func (b *binding) editTool() mcp.Tool {
 		"Edits apply in order; each oldText must match once, whitespace included, unless replaceAll. " +
 		"Line endings and a BOM are kept; line numbers from a numbered read are ignored. " +
 		"If an edit fails, nothing is written. Returns a diff; dryRun writes nothing." +
-		b.sizeNote(" Limit: %s.")
+		b.sizeNote(" Limit: %s.") + b.guardNote()
 	return mcp.NewTool(EditTextFile,
 		mcp.WithToolTitle("Edit text file"),
 		mcp.WithDescription(desc),
@@ -273,6 +273,12 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
 	}
+	var sumBefore string
+	if expected == "" && !args.DryRun {
+		if sumBefore, err = b.checkEdit(ctx, fsys, p, before); err != nil { // the read guard: ledger.go
+			return errorResult("edit", p, err), nil
+		}
+	}
 	after, replacements, err := applyEdits(before, args.Edits)
 	if err != nil {
 		// A file changed since it was read is the better answer.
@@ -285,7 +291,6 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	// The hash of the text before is checked before anything is written;
 	// the other hashes and the diff are made while the file is written.
-	var sumBefore string
 	if expected != "" {
 		if sumBefore = fsruntime.HashText(before); sumBefore != expected {
 			return errorResult("edit", p, &changedError{expected: expected, actual: sumBefore}), nil
@@ -311,6 +316,9 @@ func (b *binding) editTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	out.AppliedEdits, out.Replacements = len(args.Edits), replacements
 	if err != nil {
 		return errorResult("edit", p, editCause(err)), nil
+	}
+	if !args.DryRun {
+		b.recordSeen(ctx, p, out.SHA256After)
 	}
 	return mcp.NewToolResultStructured(out, editSummary(out)), nil
 }

@@ -407,6 +407,7 @@ func TestEditTextFile(t *testing.T) {
 						for k, v := range tc.args {
 							args[k] = v
 						}
+						readFirst(t, c.Client, p) // the read guard
 						res := mcpfstest.Call(t, c.Client, mcpfs.EditTextFile, args)
 						after, exists := env.get(p)
 						if tc.error != nil {
@@ -634,6 +635,7 @@ func TestEditTextFileDiffTruncated(t *testing.T) {
 	c := connectTools(t, env.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	before := strings.Repeat("abcdefghijklmnopqrstuvwxyz\n", 10000) // 270 KB
 	env.put(t, env.Path("big.txt"), before)
+	readFirst(t, c.Client, env.Path("big.txt"))
 	res := mcpfstest.Call(t, c.Client, mcpfs.EditTextFile, map[string]any{"path": "big.txt",
 		"edits": []any{map[string]any{"oldText": "m", "newText": "M", "replaceAll": true}}})
 	out := c.structured(t, mcpfs.EditTextFile, res)
@@ -701,6 +703,7 @@ func TestEditTextFileConcurrent(t *testing.T) {
 			c := connectTools(t, env.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 			p := env.Path("f.txt")
 			env.put(t, p, "END\n")
+			readFirst(t, c.Client, p) // each edit then goes on the text the last one wrote
 			const n = 16
 			var wg sync.WaitGroup
 			for i := range n {

@@ -493,7 +493,7 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 			entries, truncated = entries[:MaxListEntries], true
 		}
 		if res := b.renderedListing(ctx, p, entries, truncated); res != nil { // listrender.go
-			return res, nil
+			return withNote(res, b.instructionNote(ctx, fsys, p)), nil
 		}
 		out.Entries, out.Truncated = listEntries(entries), truncated
 	}
@@ -504,7 +504,8 @@ func (b *binding) listDirectory(ctx context.Context, req mcp.CallToolRequest) (*
 	// DirFS sorts by name. The text and the structured content are
 	// spliced in by the transport (package lift).
 	structured := lift.Structured(ctx, out, 64+len(out.Entries)*64, out.appendJSON)
-	return mcp.NewToolResultStructured(structured, lift.Result(ctx, listText(out))), nil
+	res = mcp.NewToolResultStructured(structured, lift.Result(ctx, listText(out)))
+	return withNote(res, b.instructionNote(ctx, fsys, p)), nil // instructions.go
 }
 
 // listEntries returns the entries of a listing without details.
@@ -723,7 +724,7 @@ func (b *binding) directoryTree(ctx context.Context, req mcp.CallToolRequest) (*
 		fmt.Fprintf(&sb, "; truncated at %d entries", MaxTreeEntries)
 	}
 	sb.WriteString(")")
-	return mcp.NewToolResultStructured(out, sb.String()), nil
+	return withNote(mcp.NewToolResultStructured(out, sb.String()), b.instructionNote(ctx, fsys, p)), nil // instructions.go
 }
 
 // writeTree renders nodes as an indented list: directories end in /,
@@ -847,6 +848,7 @@ func (b *binding) moveFile(ctx context.Context, req mcp.CallToolRequest) (*mcp.C
 	if err := mfs.Move(ctx, src, dst, args.Overwrite); err != nil {
 		return errorResult(op, src, err), nil
 	}
+	b.recordMove(ctx, src, dst) // ledger.go
 	if out.Replaced == nil && !args.Overwrite {
 		no := false // Move refuses an existing destination
 		out.Replaced = &no
@@ -934,6 +936,7 @@ func (b *binding) deleteFile(ctx context.Context, req mcp.CallToolRequest) (*mcp
 	if err := mfs.Remove(ctx, p, args.Recursive); err != nil {
 		return errorResult(op, p, err), nil
 	}
+	b.recordDelete(ctx, p) // ledger.go
 	text := "deleted " + p
 	switch out.Type {
 	case fsruntime.TypeDirectory:

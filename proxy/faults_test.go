@@ -460,7 +460,9 @@ func wantErrorText(t *testing.T, what string, o toolOutcome, parts ...string) {
 // for. Through it all the session keeps working.
 func TestProxyEditorTimeouts(t *testing.T) {
 	const timeout = 400 * time.Millisecond
-	r := startFaultRig(t, proxy.ProxyOptions{Bridge: bridge.BridgeOptions{EditorTimeout: timeout}})
+	// Without the read guard, whose check would read the file first: the
+	// write below is to time out in fs/write_text_file itself.
+	r := startFaultRig(t, proxy.ProxyOptions{Bridge: bridge.BridgeOptions{EditorTimeout: timeout, Tools: mcpfs.ToolOptions{NoReadGuard: true}}})
 	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
 	defer cancel()
 	path := filepath.Join(r.dir, "never.txt")

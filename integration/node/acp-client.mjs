@@ -161,7 +161,10 @@ const app = acp
 
 // Run the proxy with the agent behind it.
 const agentArgs = [path.join(here, "acp-agent.mjs"), ...(mode === "http" ? ["--mcp-http"] : [])];
-const child = spawn(bin, ["proxy", "--structured-content", "--page-size", "0", "--trace", trace, "--log-level", "debug", "--", process.execPath, ...agentArgs], {
+// The results a program reads (structured, whole files), and no read
+// guard: the scenario overwrites a file it never read, to see the write
+// land in the editor and not on disk (the guard has tests of its own).
+const child = spawn(bin, ["proxy", "--structured-content", "--page-size", "0", "--no-read-guard", "--trace", trace, "--log-level", "debug", "--", process.execPath, ...agentArgs], {
   cwd: base,
   stdio: ["pipe", "pipe", "pipe"],
 });

@@ -71,7 +71,19 @@ func NewFixtureMax(t testing.TB, max int64) *Fixture {
 	return newFixture(t, false, max)
 }
 
+// NewFixtureWith is NewFixture, writable, with the server built with opts
+// (its Logger is the fixture's).
+func NewFixtureWith(t testing.TB, opts mcpfs.Options) *Fixture {
+	t.Helper()
+	return newFixtureOpts(t, false, TestMaxFileSize, opts)
+}
+
 func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixture {
+	t.Helper()
+	return newFixtureOpts(t, readOnly, max, mcpfs.Options{Tools: Structured}, roots...)
+}
+
+func newFixtureOpts(t testing.TB, readOnly bool, max int64, opts mcpfs.Options, roots ...string) *Fixture {
 	t.Helper()
 	// The temporary directory may be reached through a symlink (macOS);
 	// the tests compare paths, so use its real path.
@@ -97,10 +109,8 @@ func newFixture(t testing.TB, readOnly bool, max int64, roots ...string) *Fixtur
 	t.Cleanup(func() { disk.Close() })
 	logs := &mcptest.SyncBuffer{}
 	files := mcpfs.DiskFiles(disk, readOnly)
-	srv, err := mcpfs.NewServer(files, mcpfs.Options{
-		Tools:  Structured,
-		Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
-	})
+	opts.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := mcpfs.NewServer(files, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -133,8 +133,9 @@ const (
 )
 
 // claudeEditTools are the tools of claude-agent-acp that refuse a file its
-// Read has not read: without Read they can only fail.
-var claudeEditTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+// Read has not read: without Read they can only fail. (Claude Code 2.1.83,
+// which claude-agent-acp 0.23.1 runs, has no MultiEdit.)
+var claudeEditTools = []string{"Write", "Edit", "NotebookEdit"}
 
 // profiles are the agents the proxy knows. See README.md, "What the model
 // sees", for the evidence behind each entry.

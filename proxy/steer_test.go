@@ -41,7 +41,7 @@ const (
 	claudeStandardInit = `{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"},"agentCapabilities":{"sessionCapabilities":{"systemPrompt":{}}}}`
 )
 
-var allClaude = []string{"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"}
+var allClaude = []string{"Read", "Write", "Edit", "NotebookEdit"}
 
 // sessionParams decodes the params of a session request.
 func sessionParams(t *testing.T, msg []byte) map[string]any {
@@ -101,7 +101,7 @@ func TestSteerSession(t *testing.T) {
 			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads + " " + claudeWrites}}},
 		{name: "claude merges with the editor's _meta", read: true, write: true, init: claudeInit,
 			meta: `{"other":[1],"claudeCode":{"options":{"model":"m","disallowedTools":["Bash","Edit"]}},"systemPrompt":{"append":"Be brief.","x":true}}`,
-			want: want{disallowed: []string{"Bash", "Edit", "Read", "Write", "MultiEdit", "NotebookEdit"},
+			want: want{disallowed: []string{"Bash", "Edit", "Read", "Write", "NotebookEdit"},
 				prompt: map[string]any{"append": "Be brief.\n\n" + use + claudeReads + " " + claudeWrites, "x": true}}},
 		{name: "claude keeps a prompt that replaces its own, and adds to it", read: true, write: true, init: claudeInit,
 			meta: `{"systemPrompt":"You are a poet.\n"}`,
@@ -113,7 +113,7 @@ func TestSteerSession(t *testing.T) {
 			opts: ProxyOptions{Bridge: bridge.BridgeOptions{ReadOnly: true}},
 			want: want{prompt: map[string]any{"append": use + claudeReads}}},
 		{name: "claude, writes only: Read stays", write: true, init: claudeInit,
-			want: want{disallowed: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}, prompt: map[string]any{"append": use + claudeWrites}}},
+			want: want{disallowed: []string{"Write", "Edit", "NotebookEdit"}, prompt: map[string]any{"append": use + claudeWrites}}},
 		{name: "claude, writes only, read-only tools", write: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: bridge.BridgeOptions{ReadOnly: true}}, unchanged: true},
 		{name: "claude known by its command before initialize", read: true, write: true,

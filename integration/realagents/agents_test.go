@@ -113,7 +113,6 @@ var agents = []agent{
 		tool: func(name string) string { return "mcp__acpfs__" + name },
 		// Its Edit and the rest refuse a file that Read has not read:
 		// they go with it.
-		// (It would remove MultiEdit too, which 0.23.1 does not offer.)
 		removed:  []string{"Read", "Write", "Edit", "NotebookEdit"},
 		mcpTools: []string{"ListMcpResourcesTool", "ReadMcpResourceTool"},
 	},

@@ -114,6 +114,13 @@ type profile struct {
 	// reading ones, so that the instruction names the writing file tools
 	// even when writes do not go through the editor.
 	writesGoWithReads bool
+
+	// tools, if not nil, are the file tools the agent's sessions are
+	// offered when the profile applies: what the agent lacks once its
+	// own tools that the editor route covers are gone. Each tool's
+	// definition costs model context on every request, so the tools that
+	// duplicate what the agent keeps (its search, its shell) stay out.
+	tools []string
 }
 
 // A removal is a set of an agent's tools that the file tools replace when
@@ -155,6 +162,10 @@ var profiles = []*profile{
 		metaPrompt:        []string{"_meta", "systemPrompt"},
 		toolRef:           "mcp__%s__%s",
 		writesGoWithReads: true,
+		// It keeps Glob and Grep (which search the same disk as the file
+		// tools' glob and grep would) and Bash (ls, mkdir, mv, rm);
+		// read_media_file takes the place of Read for images.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
 	},
 	{
 		name:       "gemini-cli",
@@ -165,6 +176,11 @@ var profiles = []*profile{
 		removals: []removal{{need: coverReads, tools: []string{"read_file", "read_many_files"}}},
 		launch:   launchGeminiPolicy,
 		toolRef:  "mcp_%s_%s",
+		// It keeps list_directory, glob and grep_search, and its replace
+		// and write_file, which go through the editor already (with its
+		// own diff review); read_media_file takes the place of read_file
+		// for images and PDFs.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile},
 	},
 	{
 		name:       "codex-acp",
@@ -176,6 +192,11 @@ var profiles = []*profile{
 		toolRef:     "%[2]s", // in the mcp__SERVER namespace
 		avoidReads:  "shell commands such as cat, head or sed",
 		avoidWrites: "apply_patch or shell commands",
+		// Its shell lists, finds, searches, moves and deletes files on
+		// disk as the other file tools would. Images: it has view_image,
+		// and it drops an MCP tool's image (README.md, "What the model
+		// sees"), so read_media_file stays out.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
 	},
 }
 
@@ -273,6 +294,18 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// offered returns the file tools p's sessions are offered under cov: nil
+// (all of them) unless the profile applies and names them.
+func (p *profile) offered(cov coverage) []string {
+	if !cov.has(coverReads) && !cov.has(coverWrites) {
+		return nil
+	}
+	return p.tools
+}
+
+// offers reports whether a session offered tools (nil: all) has tool.
+func offers(tools []string, tool string) bool { return tools == nil || contains(tools, tool) }
+
 // instruction is what the model is told under cov, naming the tools of
 // the MCP server called server as p's model sees them; "" when the editor
 // covers nothing.
@@ -284,8 +317,11 @@ func (p *profile) instruction(server string, cov coverage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Use the tools of the %s MCP server for the user's files.", server)
 	if cov.has(coverReads) {
-		fmt.Fprintf(&b, " Read them with %s (find them with %s and %s): it returns the text open in the user's editor, unsaved changes included.",
-			ref(mcpfs.ReadTextFile), ref(mcpfs.Glob), ref(mcpfs.Grep))
+		fmt.Fprintf(&b, " Read them with %s", ref(mcpfs.ReadTextFile))
+		if tools := p.offered(cov); offers(tools, mcpfs.Glob) && offers(tools, mcpfs.Grep) {
+			fmt.Fprintf(&b, " (find them with %s and %s)", ref(mcpfs.Glob), ref(mcpfs.Grep))
+		}
+		b.WriteString(": it returns the text open in the user's editor, unsaved changes included.")
 		if p.avoidReads != "" {
 			fmt.Fprintf(&b, " Do not read them with %s, which see only what is saved on disk.", p.avoidReads)
 		}

@@ -375,6 +375,9 @@ func (p *proxy) inject(m wire.Message) ([]byte, *bridge.Session) {
 	if m.Method == methodSessionFork || m.Method == methodSessionNew {
 		sp.SessionID = "" // fork names its source; the new id comes with the response
 	}
+	if p.proto.v1() {
+		sp.Tools = p.steer.tools()
+	}
 	s, err := p.bridge.OpenSession(sp)
 	if err != nil {
 		p.log.Warn("not adding the file tools to a session request", "method", m.Method, "error", err)

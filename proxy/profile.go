@@ -121,6 +121,17 @@ type profile struct {
 	// definition costs model context on every request, so the tools that
 	// duplicate what the agent keeps (its search, its shell) stay out.
 	tools []string
+	// allow, if set, is where in the params of a session request the
+	// agent takes a list of tools it runs without asking the user (merged
+	// with the editor's): the file tools that only read go there, as the
+	// agent's own reads ask nothing.
+	allow []string
+	// editsFollowMode says that the agent's own editing tools ask the
+	// user except in its session modes acceptEdits and bypassPermissions,
+	// and that it asks for every MCP tool call whatever the mode: the
+	// proxy then answers its permission requests for the writing file
+	// tools itself in those modes (see modes.go).
+	editsFollowMode bool
 }
 
 // A removal is a set of an agent's tools that the file tools replace when
@@ -144,6 +155,14 @@ const (
 // which claude-agent-acp 0.23.1 runs, has no MultiEdit.)
 var claudeEditTools = []string{"Write", "Edit", "NotebookEdit"}
 
+// readingTools are the file tools that change nothing, and writingTools
+// the others.
+var (
+	readingTools = []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.GetFileInfo, mcpfs.ListDirectory,
+		mcpfs.DirectoryTree, mcpfs.Glob, mcpfs.Grep}
+	writingTools = []string{mcpfs.WriteTextFile, mcpfs.EditTextFile, mcpfs.CreateDirectory, mcpfs.MoveFile, mcpfs.DeleteFile}
+)
+
 // profiles are the agents the proxy knows. See README.md, "What the model
 // sees", for the evidence behind each entry.
 var profiles = []*profile{
@@ -166,6 +185,10 @@ var profiles = []*profile{
 		// tools' glob and grep would) and Bash (ls, mkdir, mv, rm);
 		// read_media_file takes the place of Read for images.
 		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
+		// _meta.claudeCode.options goes into its SDK options, whose
+		// allowedTools are rules that allow a tool without asking.
+		allow:           []string{"_meta", "claudeCode", "options", "allowedTools"},
+		editsFollowMode: true,
 	},
 	{
 		name:       "gemini-cli",
@@ -305,6 +328,19 @@ func (p *profile) offered(cov coverage) []string {
 
 // offers reports whether a session offered tools (nil: all) has tool.
 func offers(tools []string, tool string) bool { return tools == nil || contains(tools, tool) }
+
+// allowed returns the tools of the MCP server called server, as p's model
+// sees them, that p's sessions run without asking under cov: those of
+// the offered ones that only read.
+func (p *profile) allowed(server string, cov coverage) []string {
+	var out []string
+	for _, t := range readingTools {
+		if offers(p.offered(cov), t) {
+			out = append(out, fmt.Sprintf(p.toolRef, server, t))
+		}
+	}
+	return out
+}
 
 // instruction is what the model is told under cov, naming the tools of
 // the MCP server called server as p's model sees them; "" when the editor

@@ -117,6 +117,13 @@ func (s *steer) tools() []string {
 	return p.offered(cov)
 }
 
+// editsFollowMode reports whether the proxy answers the agent's permission
+// requests for the writing file tools in its modes that accept edits.
+func (s *steer) editsFollowMode() bool {
+	p, _ := s.profile()
+	return p != nil && p.editsFollowMode
+}
+
 // session returns msg, a session/new, load, resume or fork request, with
 // the agent's profile applied: its tools that the file tools replace
 // turned off, and the instruction added. It returns msg unchanged in keep
@@ -159,6 +166,10 @@ func (s *steer) session(msg []byte) []byte {
 	}
 	if tools := p.removed(cov); len(tools) > 0 && p.disallow != nil {
 		apply(p.disallow, func(old json.RawMessage) (json.RawMessage, error) { return addToList(old, tools) })
+	}
+	if p.allow != nil {
+		tools := p.allowed(s.server, cov)
+		apply(p.allow, func(old json.RawMessage) (json.RawMessage, error) { return addToList(old, tools) })
 	}
 	if text := p.instruction(s.server, cov); text != "" && !launched {
 		switch {

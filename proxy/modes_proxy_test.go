@@ -41,15 +41,21 @@ func askOrAllowed(ctx context.Context, t *testing.T, r *steerRig, tool string) (
 	}()
 	asked := false
 	var a answer
-	select {
-	case a = <-got:
-	case m := <-r.editor.requests:
-		if m.Method != "session/request_permission" {
-			t.Fatalf("the editor got %s", m.Raw)
+	for done := false; !done; {
+		select {
+		case a = <-got:
+			done = true
+		case m := <-r.editor.requests:
+			switch m.Method {
+			case "fs/read_text_file": // for the diff of the call
+				r.editor.reply(m.ID, map[string]any{"content": "old\n"})
+			case "session/request_permission":
+				asked = true
+				r.editor.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_always"}})
+			default:
+				t.Fatalf("the editor got %s", m.Raw)
+			}
 		}
-		asked = true
-		r.editor.reply(m.ID, map[string]any{"outcome": map[string]any{"outcome": "selected", "optionId": "allow_always"}})
-		a = <-got
 	}
 	if a.err != nil {
 		t.Fatal(a.err)

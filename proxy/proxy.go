@@ -124,6 +124,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	}
 	p.bridge = bridge.NewBridge(p.editor, opts.Bridge)
 	p.follow = newFollower(st.server, p.sessionCwd)
+	p.follow.fsys, p.follow.log = p.sessionFS, log
 	p.proto = newProtocol(opts.MCPTransport, log)
 	p.acp = newACPServers(st.server, p.agent, log)
 	defer p.acp.close() // after the sessions close
@@ -658,4 +659,13 @@ func (p *proxy) failPending(h *hop, cause error, back *hop) {
 			pr.session.Close()
 		}
 	}
+}
+
+// sessionFS returns the files of the session with ACP id id, as its tools
+// see them, or nil.
+func (p *proxy) sessionFS(id string) fsruntime.FS {
+	if ss := p.bridge.Sessions(id); len(ss) > 0 {
+		return ss[0].Router()
+	}
+	return nil
 }

@@ -317,8 +317,10 @@ func hasLocation(u map[string]any, path string) bool {
 
 // checkOnlyKindAndLocations checks that the proxy changed nothing in the
 // agent's reports of tool calls but kind and locations, and those only
-// where the agent left them absent, "other" or empty: each report the
-// editor got is compared with the agent's, from the proxy's trace.
+// where the agent left them absent, "other" or empty, and content, only
+// where the agent left it absent or empty, and only with a diff: each
+// report the editor got is compared with the agent's, from the proxy's
+// trace.
 func checkOnlyKindAndLocations(t *testing.T, r *run) {
 	t.Helper()
 	var sent, got []map[string]any
@@ -342,6 +344,10 @@ func checkOnlyKindAndLocations(t *testing.T, r *run) {
 		if locs, _ := a["locations"].([]any); len(locs) > 0 && string(mustJSON(locs)) != string(mustJSON(e["locations"])) {
 			t.Errorf("report %d: the agent's locations %s became %s", i, mustJSON(locs), mustJSON(e["locations"]))
 		}
+		if content, _ := a["content"].([]any); len(content) == 0 && isDiff(e["content"]) {
+			delete(a, "content") // the proxy's diff of a write (diff.go)
+			delete(e, "content")
+		}
 		for _, c := range []map[string]any{a, e} {
 			delete(c, "kind")
 			delete(c, "locations")
@@ -350,6 +356,19 @@ func checkOnlyKindAndLocations(t *testing.T, r *run) {
 			t.Errorf("report %d changed beyond kind and locations:\nagent  %s\neditor %s", i, mustJSON(sent[i]), mustJSON(got[i]))
 		}
 	}
+}
+
+// isDiff reports whether content is a list of one diff.
+func isDiff(content any) bool {
+	list, _ := content.([]any)
+	d, _ := func() (map[string]any, bool) {
+		if len(list) != 1 {
+			return nil, false
+		}
+		m, ok := list[0].(map[string]any)
+		return m, ok
+	}()
+	return d["type"] == "diff"
 }
 
 // callOf returns the tool call of a report's params (update or toolCall),

@@ -24,7 +24,9 @@ import (
 // newText that text with the call applied as the tool applies it
 // (mcpfs.DryRun). A call that would fail, or that changes nothing, gets
 // none. A report of a call that has completed or failed gets none either:
-// the file has changed by then.
+// the file has changed by then. (codex-acp reports a call as it starts it,
+// so its read may race the call's own write and find nothing to show; its
+// permission request, which comes first, gets the diff.)
 //
 // The read is done in line, on the proxy's reader of the agent, so that no
 // message of the agent's is held back or reordered: the report, and every

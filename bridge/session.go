@@ -146,6 +146,11 @@ type SessionParams struct {
 	SessionID             string   `json:"sessionId,omitempty"`
 	Cwd                   string   `json:"cwd"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// Tools, if not nil, are the tools this session offers, by name: it
+	// takes the place of the bridge's Tools.Only for this session (the
+	// proxy offers each agent the tools it lacks). It is not in the ACP
+	// params.
+	Tools []string `json:"-"`
 }
 
 // ParseSessionParams decodes the session params of an ACP request. A new,
@@ -188,6 +193,7 @@ type Session struct {
 	cwd    string
 	disk   *fsruntime.Disk
 	router *fsruntime.Router
+	tools  mcpfs.ToolOptions // the MCP server's
 	mcp    *server.MCPServer
 	// transport serves mcp on the session's streams.
 	transport mcptransport.Options
@@ -247,7 +253,12 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
 	files := mcpfs.Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()}
-	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log, Tools: b.opts.Tools})
+	tools := b.opts.Tools
+	if p.Tools != nil {
+		tools.Only = p.Tools
+	}
+	s.tools = tools
+	s.mcp, err = mcpfs.NewServer(files, mcpfs.Options{Version: b.opts.Version, Logger: log, Tools: tools})
 	s.transport = mcpfs.TransportOptions(files, b.log)
 	if err != nil {
 		disk.Close()
@@ -304,6 +315,10 @@ func (s *Session) Cwd() string { return s.cwd }
 
 // Router returns the session's FS.
 func (s *Session) Router() *fsruntime.Router { return s.router }
+
+// Tools returns the options of the session's tools: the bridge's, with
+// the session's own list of tools in Only if it has one.
+func (s *Session) Tools() mcpfs.ToolOptions { return s.tools }
 
 // MCPServer returns the session's MCP server, for an agent that serves
 // the tools in-process (with mcp-go's in-process client, say).

@@ -49,6 +49,9 @@ type pendingRequest struct {
 	session *bridge.Session
 	// closes is the session id of a session/close request.
 	closes string
+	// sessionID is the session of a load, resume, set_mode or
+	// set_config_option request, and mode the mode set_mode asks for.
+	sessionID, mode string
 }
 
 // reply is the outcome of one of the proxy's own requests: the peer's

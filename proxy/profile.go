@@ -114,6 +114,24 @@ type profile struct {
 	// reading ones, so that the instruction names the writing file tools
 	// even when writes do not go through the editor.
 	writesGoWithReads bool
+
+	// tools, if not nil, are the file tools the agent's sessions are
+	// offered when the profile applies: what the agent lacks once its
+	// own tools that the editor route covers are gone. Each tool's
+	// definition costs model context on every request, so the tools that
+	// duplicate what the agent keeps (its search, its shell) stay out.
+	tools []string
+	// allow, if set, is where in the params of a session request the
+	// agent takes a list of tools it runs without asking the user (merged
+	// with the editor's): the file tools that only read go there, as the
+	// agent's own reads ask nothing.
+	allow []string
+	// editsFollowMode says that the agent's own editing tools ask the
+	// user except in its session modes acceptEdits and bypassPermissions,
+	// and that it asks for every MCP tool call whatever the mode: the
+	// proxy then answers its permission requests for the writing file
+	// tools itself in those modes (see modes.go).
+	editsFollowMode bool
 }
 
 // A removal is a set of an agent's tools that the file tools replace when
@@ -133,8 +151,17 @@ const (
 )
 
 // claudeEditTools are the tools of claude-agent-acp that refuse a file its
-// Read has not read: without Read they can only fail.
-var claudeEditTools = []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}
+// Read has not read: without Read they can only fail. (Claude Code 2.1.83,
+// which claude-agent-acp 0.23.1 runs, has no MultiEdit.)
+var claudeEditTools = []string{"Write", "Edit", "NotebookEdit"}
+
+// readingTools are the file tools that change nothing, and writingTools
+// the others.
+var (
+	readingTools = []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.GetFileInfo, mcpfs.ListDirectory,
+		mcpfs.DirectoryTree, mcpfs.Glob, mcpfs.Grep}
+	writingTools = []string{mcpfs.WriteTextFile, mcpfs.EditTextFile, mcpfs.CreateDirectory, mcpfs.MoveFile, mcpfs.DeleteFile}
+)
 
 // profiles are the agents the proxy knows. See README.md, "What the model
 // sees", for the evidence behind each entry.
@@ -154,6 +181,14 @@ var profiles = []*profile{
 		metaPrompt:        []string{"_meta", "systemPrompt"},
 		toolRef:           "mcp__%s__%s",
 		writesGoWithReads: true,
+		// It keeps Glob and Grep (which search the same disk as the file
+		// tools' glob and grep would) and Bash (ls, mkdir, mv, rm);
+		// read_media_file takes the place of Read for images.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
+		// _meta.claudeCode.options goes into its SDK options, whose
+		// allowedTools are rules that allow a tool without asking.
+		allow:           []string{"_meta", "claudeCode", "options", "allowedTools"},
+		editsFollowMode: true,
 	},
 	{
 		name:       "gemini-cli",
@@ -164,6 +199,11 @@ var profiles = []*profile{
 		removals: []removal{{need: coverReads, tools: []string{"read_file", "read_many_files"}}},
 		launch:   launchGeminiPolicy,
 		toolRef:  "mcp_%s_%s",
+		// It keeps list_directory, glob and grep_search, and its replace
+		// and write_file, which go through the editor already (with its
+		// own diff review); read_media_file takes the place of read_file
+		// for images and PDFs.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile},
 	},
 	{
 		name:       "codex-acp",
@@ -175,6 +215,11 @@ var profiles = []*profile{
 		toolRef:     "%[2]s", // in the mcp__SERVER namespace
 		avoidReads:  "shell commands such as cat, head or sed",
 		avoidWrites: "apply_patch or shell commands",
+		// Its shell lists, finds, searches, moves and deletes files on
+		// disk as the other file tools would. Images: it has view_image,
+		// and it drops an MCP tool's image (README.md, "What the model
+		// sees"), so read_media_file stays out.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
 	},
 }
 
@@ -272,6 +317,31 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// offered returns the file tools p's sessions are offered under cov: nil
+// (all of them) unless the profile applies and names them.
+func (p *profile) offered(cov coverage) []string {
+	if !cov.has(coverReads) && !cov.has(coverWrites) {
+		return nil
+	}
+	return p.tools
+}
+
+// offers reports whether a session offered tools (nil: all) has tool.
+func offers(tools []string, tool string) bool { return tools == nil || contains(tools, tool) }
+
+// allowed returns the tools of the MCP server called server, as p's model
+// sees them, that p's sessions run without asking under cov: those of
+// the offered ones that only read.
+func (p *profile) allowed(server string, cov coverage) []string {
+	var out []string
+	for _, t := range readingTools {
+		if offers(p.offered(cov), t) {
+			out = append(out, fmt.Sprintf(p.toolRef, server, t))
+		}
+	}
+	return out
+}
+
 // instruction is what the model is told under cov, naming the tools of
 // the MCP server called server as p's model sees them; "" when the editor
 // covers nothing.
@@ -283,8 +353,11 @@ func (p *profile) instruction(server string, cov coverage) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Use the tools of the %s MCP server for the user's files.", server)
 	if cov.has(coverReads) {
-		fmt.Fprintf(&b, " Read them with %s (find them with %s and %s): it returns the text open in the user's editor, unsaved changes included.",
-			ref(mcpfs.ReadTextFile), ref(mcpfs.Glob), ref(mcpfs.Grep))
+		fmt.Fprintf(&b, " Read them with %s", ref(mcpfs.ReadTextFile))
+		if tools := p.offered(cov); offers(tools, mcpfs.Glob) && offers(tools, mcpfs.Grep) {
+			fmt.Fprintf(&b, " (find them with %s and %s)", ref(mcpfs.Glob), ref(mcpfs.Grep))
+		}
+		b.WriteString(": it returns the text open in the user's editor, unsaved changes included.")
 		if p.avoidReads != "" {
 			fmt.Fprintf(&b, " Do not read them with %s, which see only what is saved on disk.", p.avoidReads)
 		}

@@ -27,6 +27,8 @@ const (
 	methodSessionClose  = "session/close"
 	methodSessionUpdate = "session/update"
 	methodPermission    = "session/request_permission"
+	methodSetMode       = "session/set_mode"
+	methodSetConfig     = "session/set_config_option"
 )
 
 // DefaultStopGrace is how long the proxy gives the agent to exit after its
@@ -122,6 +124,7 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	}
 	p.bridge = bridge.NewBridge(p.editor, opts.Bridge)
 	p.follow = newFollower(st.server, p.sessionCwd)
+	p.follow.fsys, p.follow.log = p.sessionFS, log
 	p.proto = newProtocol(opts.MCPTransport, log)
 	p.acp = newACPServers(st.server, p.agent, log)
 	defer p.acp.close() // after the sessions close
@@ -239,6 +242,7 @@ type proxy struct {
 	follow        *follower // used by the agent's pump only
 	proto         *protocol
 	acp           *acpServers
+	modes         sessionModes // each session's mode, as the agent reports it (modes.go)
 }
 
 // sessionCwd returns the working directory of the session with ACP id id,
@@ -334,10 +338,27 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			}
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
+		case methodSetMode, methodSetConfig:
+			var params struct {
+				SessionID string `json:"sessionId"`
+				ModeID    string `json:"modeId"`
+			}
+			json.Unmarshal(m.Params, &params)
+			pr.sessionID, pr.mode = params.SessionID, params.ModeID
+		}
+		if m.Method == methodSessionLoad || m.Method == methodSessionResume {
+			var params struct {
+				SessionID string `json:"sessionId"`
+			}
+			json.Unmarshal(m.Params, &params)
+			pr.sessionID = params.SessionID
 		}
 	} else if m.Method == methodMCPMessage && p.acp.handle(m) {
 		return // for a session's MCP server over ACP: answered here
 	} else if m.Method == methodPermission && p.proto.v1() {
+		if p.allowEdit(m) {
+			return // answered here: the session's mode accepts edits
+		}
 		rewritten = p.follow.permission(m)
 	}
 	id, err := to.register(pr)
@@ -374,6 +395,9 @@ func (p *proxy) inject(m wire.Message) ([]byte, *bridge.Session) {
 	}
 	if m.Method == methodSessionFork || m.Method == methodSessionNew {
 		sp.SessionID = "" // fork names its source; the new id comes with the response
+	}
+	if p.proto.v1() {
+		sp.Tools = p.steer.tools()
 	}
 	s, err := p.bridge.OpenSession(sp)
 	if err != nil {
@@ -461,6 +485,7 @@ func (p *proxy) forwardNotification(m wire.Message, to *hop) {
 		return // it cancels an inner MCP request of the proxy's own
 	}
 	if m.Method == methodSessionUpdate && to == p.editor && p.proto.v1() {
+		p.modes.update(m)
 		if line := p.follow.update(m); line != nil {
 			to.send(line)
 			return
@@ -599,15 +624,28 @@ func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
 			return
 		}
 		pr.session.Bind(res.SessionID)
+		p.modes.learn(res.SessionID, m.Result)
 	case methodSessionLoad, methodSessionResume:
 		if pr.session != nil && !ok {
 			pr.session.Close()
+		}
+		if ok {
+			p.modes.learn(pr.sessionID, m.Result)
 		}
 	case methodSessionClose:
 		if ok && pr.closes != "" {
 			for _, s := range p.bridge.Sessions(pr.closes) {
 				s.Close()
 			}
+			p.modes.forget(pr.closes)
+		}
+	case methodSetMode:
+		if ok {
+			p.modes.set(pr.sessionID, pr.mode)
+		}
+	case methodSetConfig:
+		if ok {
+			p.modes.learn(pr.sessionID, m.Result)
 		}
 	}
 }
@@ -621,4 +659,13 @@ func (p *proxy) failPending(h *hop, cause error, back *hop) {
 			pr.session.Close()
 		}
 	}
+}
+
+// sessionFS returns the files of the session with ACP id id, as its tools
+// see them, or nil.
+func (p *proxy) sessionFS(id string) fsruntime.FS {
+	if ss := p.bridge.Sessions(id); len(ss) > 0 {
+		return ss[0].Router()
+	}
+	return nil
 }

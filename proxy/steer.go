@@ -93,6 +93,37 @@ func (s *steer) coverage() coverage {
 	return coverageOf(s.client, s.policy, s.readOnly)
 }
 
+// profile returns the profile that applies to the sessions of this
+// connection, and the coverage it applies under; nil when none does: in
+// keep mode, on the disk route, and for an unknown agent.
+func (s *steer) profile() (*profile, coverage) {
+	cov := s.coverage()
+	if cov&(coverReads|coverWrites) == 0 {
+		return nil, 0
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.agent, cov
+}
+
+// tools returns the file tools a session opened now is offered: the
+// profile's, or nil for all of them (in keep mode, on the disk route, for
+// an unknown agent).
+func (s *steer) tools() []string {
+	p, cov := s.profile()
+	if p == nil {
+		return nil
+	}
+	return p.offered(cov)
+}
+
+// editsFollowMode reports whether the proxy answers the agent's permission
+// requests for the writing file tools in its modes that accept edits.
+func (s *steer) editsFollowMode() bool {
+	p, _ := s.profile()
+	return p != nil && p.editsFollowMode
+}
+
 // session returns msg, a session/new, load, resume or fork request, with
 // the agent's profile applied: its tools that the file tools replace
 // turned off, and the instruction added. It returns msg unchanged in keep
@@ -135,6 +166,10 @@ func (s *steer) session(msg []byte) []byte {
 	}
 	if tools := p.removed(cov); len(tools) > 0 && p.disallow != nil {
 		apply(p.disallow, func(old json.RawMessage) (json.RawMessage, error) { return addToList(old, tools) })
+	}
+	if p.allow != nil {
+		tools := p.allowed(s.server, cov)
+		apply(p.allow, func(old json.RawMessage) (json.RawMessage, error) { return addToList(old, tools) })
 	}
 	if text := p.instruction(s.server, cov); text != "" && !launched {
 		switch {

@@ -175,7 +175,7 @@ func TestProxySteersClaude(t *testing.T) {
 	if err := json.Unmarshal(params, &got); err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{"Bash", "Read", "Write", "Edit", "MultiEdit", "NotebookEdit"}; !slices.Equal(got.Meta.ClaudeCode.Options.DisallowedTools, want) {
+	if want := []string{"Bash", "Read", "Write", "Edit", "NotebookEdit"}; !slices.Equal(got.Meta.ClaudeCode.Options.DisallowedTools, want) {
 		t.Errorf("disallowedTools %q, want %q", got.Meta.ClaudeCode.Options.DisallowedTools, want)
 	}
 	if !strings.Contains(got.Meta.SystemPrompt.Append, "mcp__acpfs__read_text_file") || !got.Meta.Mine || len(got.MCPServers) != 1 {
@@ -213,7 +213,7 @@ func TestProxySteersClaude(t *testing.T) {
 
 	r.stop(t)
 	toAgent := r.traced("to-agent", "session/new")
-	if len(toAgent) != 1 || !bytes.Contains(toAgent[0], []byte(`"disallowedTools":["Bash","Read","Write","Edit","MultiEdit","NotebookEdit"]`)) {
+	if len(toAgent) != 1 || !bytes.Contains(toAgent[0], []byte(`"disallowedTools":["Bash","Read","Write","Edit","NotebookEdit"]`)) {
 		t.Errorf("the trace's session/new to the agent: %s", toAgent)
 	}
 	fromEditor := r.traced("from-editor", "session/new")

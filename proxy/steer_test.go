@@ -41,7 +41,7 @@ const (
 	claudeStandardInit = `{"protocolVersion":1,"agentInfo":{"name":"@zed-industries/claude-agent-acp"},"agentCapabilities":{"sessionCapabilities":{"systemPrompt":{}}}}`
 )
 
-var allClaude = []string{"Read", "Write", "Edit", "MultiEdit", "NotebookEdit"}
+var allClaude = []string{"Read", "Write", "Edit", "NotebookEdit"}
 
 // sessionParams decodes the params of a session request.
 func sessionParams(t *testing.T, msg []byte) map[string]any {
@@ -79,7 +79,7 @@ func strs(v any) []string {
 // the editor sent it.
 func TestSteerSession(t *testing.T) {
 	const use = "Use the tools of the acpfs MCP server for the user's files. "
-	claudeReads := "Read them with mcp__acpfs__read_text_file (find them with mcp__acpfs__glob and mcp__acpfs__grep): it returns the text open in the user's editor, unsaved changes included."
+	claudeReads := "Read them with mcp__acpfs__read_text_file: it returns the text open in the user's editor, unsaved changes included."
 	claudeWrites := "Change them with mcp__acpfs__edit_text_file (exact replacements) or mcp__acpfs__write_text_file (whole files): the changes go into the user's editor, for the user to review."
 	type want struct {
 		disallowed []string // _meta.claudeCode.options.disallowedTools; nil: absent
@@ -101,7 +101,7 @@ func TestSteerSession(t *testing.T) {
 			want: want{disallowed: allClaude, prompt: map[string]any{"append": use + claudeReads + " " + claudeWrites}}},
 		{name: "claude merges with the editor's _meta", read: true, write: true, init: claudeInit,
 			meta: `{"other":[1],"claudeCode":{"options":{"model":"m","disallowedTools":["Bash","Edit"]}},"systemPrompt":{"append":"Be brief.","x":true}}`,
-			want: want{disallowed: []string{"Bash", "Edit", "Read", "Write", "MultiEdit", "NotebookEdit"},
+			want: want{disallowed: []string{"Bash", "Edit", "Read", "Write", "NotebookEdit"},
 				prompt: map[string]any{"append": "Be brief.\n\n" + use + claudeReads + " " + claudeWrites, "x": true}}},
 		{name: "claude keeps a prompt that replaces its own, and adds to it", read: true, write: true, init: claudeInit,
 			meta: `{"systemPrompt":"You are a poet.\n"}`,
@@ -113,7 +113,7 @@ func TestSteerSession(t *testing.T) {
 			opts: ProxyOptions{Bridge: bridge.BridgeOptions{ReadOnly: true}},
 			want: want{prompt: map[string]any{"append": use + claudeReads}}},
 		{name: "claude, writes only: Read stays", write: true, init: claudeInit,
-			want: want{disallowed: []string{"Write", "Edit", "MultiEdit", "NotebookEdit"}, prompt: map[string]any{"append": use + claudeWrites}}},
+			want: want{disallowed: []string{"Write", "Edit", "NotebookEdit"}, prompt: map[string]any{"append": use + claudeWrites}}},
 		{name: "claude, writes only, read-only tools", write: true, init: claudeInit,
 			opts: ProxyOptions{Bridge: bridge.BridgeOptions{ReadOnly: true}}, unchanged: true},
 		{name: "claude known by its command before initialize", read: true, write: true,
@@ -329,7 +329,7 @@ denyMessage = "Use mcp_acpfs_read_text_file instead: it reads the text open in t
 		s := testSteer(t, ProxyOptions{}, []string{"codex-acp", "-c", "model=m"}, true, true, codexInit)
 		argv, cleanup := s.launchArgs([]string{"codex-acp", "-c", "model=m"})
 		defer cleanup()
-		want := []string{"codex-acp", "-c", "model=m", "-c", `developer_instructions="Use the tools of the acpfs MCP server for the user's files. Read them with read_text_file (find them with glob and grep): it returns the text open in the user's editor, unsaved changes included. Do not read them with shell commands such as cat, head or sed, which see only what is saved on disk. Change them with edit_text_file (exact replacements) or write_text_file (whole files): the changes go into the user's editor, for the user to review. Do not change them with apply_patch or shell commands."`}
+		want := []string{"codex-acp", "-c", "model=m", "-c", `developer_instructions="Use the tools of the acpfs MCP server for the user's files. Read them with read_text_file: it returns the text open in the user's editor, unsaved changes included. Do not read them with shell commands such as cat, head or sed, which see only what is saved on disk. Change them with edit_text_file (exact replacements) or write_text_file (whole files): the changes go into the user's editor, for the user to review. Do not change them with apply_patch or shell commands."`}
 		if !slices.Equal(argv, want) {
 			t.Errorf("argv\n%q\nwant\n%q", argv, want)
 		}

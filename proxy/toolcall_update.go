@@ -3,9 +3,11 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"strings"
 
+	"github.com/mcp-acpfs/mcp-acpfs/fsruntime"
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 	"github.com/mcp-acpfs/mcp-acpfs/internal/wire"
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
@@ -26,8 +28,10 @@ var toolKinds = map[string]string{
 // editor needs to follow the agent into the files: the kind of the call
 // and its locations. It fills in only a kind that is absent or "other"
 // (the schema's default, which agents send for tools they do not know)
-// and locations that are absent or empty; everything else is left as the
-// agent sent it. It is used by the proxy's reader of the agent only.
+// and locations that are absent or empty. To a report of a call that
+// writes or edits a file and that has no content, it adds a diff of what
+// the call would change (diff.go). Everything else is left as the agent
+// sent it. It is used by the proxy's reader of the agent only.
 type follower struct {
 	server string                      // the MCP server's name
 	cwd    func(session string) string // a session's working directory; "" if unknown
@@ -37,13 +41,22 @@ type follower struct {
 	// by session and toolCallId (unique only within a session), until the
 	// call completes or fails.
 	seen map[string]json.RawMessage
+	// fsys, if not nil, returns a session's files, as its tools see them
+	// (nil if unknown), for the diffs.
+	fsys func(session string) fsruntime.FS
+	// diffs holds the diff content made for a call, by session and
+	// toolCallId, with the arguments it was made from, until the call
+	// completes or fails: the next report of the call reuses it.
+	diffs map[string]madeDiff
+	log   *slog.Logger
 }
 
 // newFollower returns a follower of the calls to the tools of server,
 // whose sessions' working directories cwd gives.
 func newFollower(server string, cwd func(session string) string) *follower {
 	home, _ := os.UserHomeDir() // without one, ~/ stays a relative name, as for the tools
-	return &follower{server: server, cwd: cwd, home: home, seen: map[string]json.RawMessage{}}
+	return &follower{server: server, cwd: cwd, home: home, seen: map[string]json.RawMessage{}, diffs: map[string]madeDiff{},
+		log: slog.New(slog.DiscardHandler)}
 }
 
 // maxSeen bounds follower.seen: calls that never complete are forgotten.
@@ -100,8 +113,13 @@ func (f *follower) rewrite(m wire.Message, member string) []byte {
 			locs = l
 		}
 	}
+	var diff json.RawMessage
+	if tool != "" && len(args) > 0 && !done && emptyList(call["content"]) {
+		diff = f.diff(key, session, tool, args)
+	}
 	if done {
 		delete(f.seen, key)
+		delete(f.diffs, key)
 	} else if locs != nil && id != "" {
 		if len(f.seen) >= maxSeen {
 			clear(f.seen)
@@ -115,6 +133,10 @@ func (f *follower) rewrite(m wire.Message, member string) []byte {
 	}
 	if locs != nil && tool != "" && emptyList(call["locations"]) {
 		call["locations"] = locs
+		changed = true
+	}
+	if diff != nil {
+		call["content"] = diff
 		changed = true
 	}
 	if !changed {

@@ -31,8 +31,10 @@ editor, and on the local disk otherwise. Every path must lie inside the
 session's roots: its cwd, its additional directories and any --root.
 Where the editor serves files, the agent's model is also steered to those
 tools (see --agent-tools), and the agent's reports of calls to them get
-the kind and locations the editor needs to follow along. Nothing else in
-a message changes.
+the kind and locations the editor needs to follow along, and, for a write
+or an edit reported without content, a diff from the file's text as the
+tools read it (the editor's buffer) to the text after the call. Nothing
+else in a message changes.
 
 The agent reaches the server on the transport --mcp-transport names; by
 default the first it advertised of: MCP over the ACP connection itself
@@ -86,25 +88,33 @@ Flags:
 	auto (the default) steers the agent's model to the file tools in
 	every session whose reads or writes go through the editor: the
 	agent's own file tools that the editor route replaces are turned
-	off, and its instructions say to read and write files through
-	NAME. Every change is merged with what the editor sent. Agents the
-	proxy knows, by agentInfo or by command:
+	off, the session offers only the file tools the agent then lacks,
+	and its instructions say to read and write files through NAME.
+	Every change is merged with what the editor sent. Agents the proxy
+	knows, by agentInfo or by command:
 	  claude-agent-acp: _meta.claudeCode.options.disallowedTools gets
-	    Read, Write, Edit, MultiEdit and NotebookEdit (without Read the
-	    others fail, so they go together; when only writes go through
-	    the editor, Read stays), and _meta.systemPrompt.append the
-	    instruction.
+	    Read, Write, Edit and NotebookEdit (without Read the others
+	    fail, so they go together; when only writes go through the
+	    editor, Read stays), _meta.systemPrompt.append the instruction,
+	    and _meta.claudeCode.options.allowedTools the reading file
+	    tools, which then ask the user nothing. Its permission requests
+	    for the writing file tools are answered by the proxy (allow
+	    once) in the modes acceptEdits and bypassPermissions, as its own
+	    Edit and Write ask nothing there. Tools: read_text_file,
+	    read_media_file, write_text_file, edit_text_file.
 	  gemini-cli: when reads go through the editor, read_file and
 	    read_many_files are denied by a policy file given with
 	    --admin-policy (its write_file and replace already use the
 	    editor's fs methods, and stay). It is started once the editor
-	    has sent initialize.
+	    has sent initialize. Tools: read_text_file, read_media_file.
 	  codex-acp: -c developer_instructions= gets the instruction
 	    (apply_patch and the shell cannot be turned off). It is started
-	    once the editor has sent initialize.
+	    once the editor has sent initialize. Tools: read_text_file,
+	    write_text_file, edit_text_file.
 	Any agent that advertises sessionCapabilities.systemPrompt gets the
 	instruction there instead. Other agents, and sessions on the disk
-	route, are left as they are. keep changes nothing.
+	route, are left as they are, with every file tool. keep changes
+	nothing, and offers every file tool.
   --mcp-transport auto|acp|http|stdio
 	how the agent reaches the sessions' MCP server. auto (the default)
 	takes acp (MCP over ACP, mcpCapabilities.acp), then http

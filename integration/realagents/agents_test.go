@@ -44,6 +44,14 @@ type agent struct {
 	// system instructions (gemini-cli, whose system prompt cannot be
 	// added to).
 	contextInPrompt bool
+	// offered are the acpfs tools the proxy offers the agent's steered
+	// sessions (its profile's); nil for all of them.
+	offered []string
+	// ownWrite, if set, is the call of the agent's own tool with which
+	// the steered scenario writes the file: the agent keeps its writing
+	// tools, and they already go through the editor. Otherwise it writes
+	// with acpfs's write_text_file.
+	ownWrite func(file, content string) *modelserver.Call
 }
 
 var agents = []agent{
@@ -67,6 +75,7 @@ var agents = []agent{
 		// session), and the shell stays: only the instructions steer.
 		removed:  nil,
 		mcpTools: []string{"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"},
+		offered:  []string{"read_text_file", "write_text_file", "edit_text_file"},
 	},
 	{
 		name: "gemini-cli",
@@ -90,6 +99,10 @@ var agents = []agent{
 		// offer.)
 		removed:         []string{"read_file"},
 		contextInPrompt: true,
+		offered:         []string{"read_text_file", "read_media_file"},
+		ownWrite: func(file, content string) *modelserver.Call {
+			return &modelserver.Call{Name: "write_file", Args: mustJSON(map[string]any{"file_path": file, "content": content})}
+		},
 	},
 	{
 		name: "claude-agent-acp",
@@ -113,9 +126,9 @@ var agents = []agent{
 		tool: func(name string) string { return "mcp__acpfs__" + name },
 		// Its Edit and the rest refuse a file that Read has not read:
 		// they go with it.
-		// (It would remove MultiEdit too, which 0.23.1 does not offer.)
 		removed:  []string{"Read", "Write", "Edit", "NotebookEdit"},
 		mcpTools: []string{"ListMcpResourcesTool", "ReadMcpResourceTool"},
+		offered:  []string{"read_text_file", "read_media_file", "write_text_file", "edit_text_file"},
 	},
 }
 

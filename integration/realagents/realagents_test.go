@@ -37,7 +37,7 @@ func TestRealAgents(t *testing.T) {
 				checkInstructions(t, a, r)
 				checkReadSawBuffer(t, a, r)
 				checkWriteInEditor(t, r)
-				checkToolCallUpdates(t, r)
+				checkToolCallUpdates(t, a, r)
 				checkOnlyKindAndLocations(t, r)
 				checkRecordedShapes(t, a, r)
 			})
@@ -76,6 +76,9 @@ func editScript(a agent, file string) modelserver.Script {
 		case 0:
 			return modelserver.Reply{Call: &modelserver.Call{Name: read, Args: mustJSON(map[string]any{"path": file})}}
 		case 1:
+			if a.ownWrite != nil {
+				return modelserver.Reply{Call: a.ownWrite(file, newText)}
+			}
 			return modelserver.Reply{Call: &modelserver.Call{Name: write,
 				Args: mustJSON(map[string]any{"path": file, "content": newText})}}
 		}
@@ -115,10 +118,17 @@ func firstTurn(t *testing.T, r *run) modelserver.Request {
 // agent adds for any MCP server, sorted, and whether every acpfs tool was
 // there.
 func withoutAcpfs(a agent, tools []string) (rest []string, all bool) {
-	found := 0
+	rest, acpfs := splitAcpfs(a, tools)
+	return rest, len(acpfs) == len(acpfsTools)
+}
+
+// splitAcpfs returns tools less those of the acpfs server and those the
+// agent adds for any MCP server, sorted, and the acpfs tools by their own
+// names, sorted.
+func splitAcpfs(a agent, tools []string) (rest, acpfs []string) {
 	for _, name := range tools {
 		if isAcpfs(a, name) {
-			found++
+			acpfs = append(acpfs, strings.TrimPrefix(name, a.tool("")))
 			continue
 		}
 		if !slices.Contains(a.mcpTools, name) {
@@ -126,7 +136,8 @@ func withoutAcpfs(a agent, tools []string) (rest []string, all bool) {
 		}
 	}
 	slices.Sort(rest)
-	return rest, found == len(acpfsTools)
+	slices.Sort(acpfs)
+	return rest, acpfs
 }
 
 func isAcpfs(a agent, name string) bool {
@@ -134,13 +145,14 @@ func isAcpfs(a agent, name string) bool {
 }
 
 // checkSteeredTools checks the tool list of the model's first request
-// against the baseline: every acpfs tool is there, the agent's own tools
-// that the profile removes are not, and every other tool is.
+// against the baseline: the acpfs tools the profile offers are there (all
+// of them where mcpfs does not yet honour ToolOptions.Only), the agent's
+// own tools that the profile removes are not, and every other tool is.
 func checkSteeredTools(t *testing.T, a agent, r, baseline *run) {
 	t.Helper()
-	got, all := withoutAcpfs(a, firstTurn(t, r).Tools)
-	if !all {
-		t.Errorf("the model's tools lack some acpfs tools: %v", firstTurn(t, r).Tools)
+	got, acpfs := splitAcpfs(a, firstTurn(t, r).Tools)
+	if want := steeredTools(a); !slices.Equal(acpfs, want) {
+		t.Errorf("the model's acpfs tools are %q, want %q: %v", acpfs, want, firstTurn(t, r).Tools)
 	}
 	base, _ := withoutAcpfs(a, firstTurn(t, baseline).Tools)
 	var want []string
@@ -185,6 +197,9 @@ func checkInstructions(t *testing.T, a agent, r *run) {
 		text, where = q.Prompt, "first message"
 	}
 	for _, want := range []string{"acpfs", "read_text_file", "write_text_file"} {
+		if want == "write_text_file" && !slices.Contains(steeredTools(a), want) {
+			continue
+		}
 		if !strings.Contains(text, want) {
 			t.Errorf("the model's %s do not name %q:\n%s", where, want, tail(text, 3000))
 		}
@@ -251,7 +266,7 @@ func checkWriteInEditor(t *testing.T, r *run) {
 
 // checkToolCallUpdates checks that the editor could follow each acpfs call:
 // some session/update about it carries the kind and the file's location.
-func checkToolCallUpdates(t *testing.T, r *run) {
+func checkToolCallUpdates(t *testing.T, a agent, r *run) {
 	t.Helper()
 	byID := map[string][]map[string]any{}
 	var ids []string
@@ -263,6 +278,9 @@ func checkToolCallUpdates(t *testing.T, r *run) {
 		byID[id] = append(byID[id], u)
 	}
 	want := map[string]string{"read_text_file": "read", "write_text_file": "edit"}
+	if a.ownWrite != nil {
+		delete(want, "write_text_file")
+	}
 	seen := map[string]bool{}
 	for _, id := range ids {
 		updates := byID[id]
@@ -317,8 +335,10 @@ func hasLocation(u map[string]any, path string) bool {
 
 // checkOnlyKindAndLocations checks that the proxy changed nothing in the
 // agent's reports of tool calls but kind and locations, and those only
-// where the agent left them absent, "other" or empty: each report the
-// editor got is compared with the agent's, from the proxy's trace.
+// where the agent left them absent, "other" or empty, and content, only
+// where the agent left it absent or empty, and only with a diff: each
+// report the editor got is compared with the agent's, from the proxy's
+// trace.
 func checkOnlyKindAndLocations(t *testing.T, r *run) {
 	t.Helper()
 	var sent, got []map[string]any
@@ -342,6 +362,10 @@ func checkOnlyKindAndLocations(t *testing.T, r *run) {
 		if locs, _ := a["locations"].([]any); len(locs) > 0 && string(mustJSON(locs)) != string(mustJSON(e["locations"])) {
 			t.Errorf("report %d: the agent's locations %s became %s", i, mustJSON(locs), mustJSON(e["locations"]))
 		}
+		if content, _ := a["content"].([]any); len(content) == 0 && isDiff(e["content"]) {
+			delete(a, "content") // the proxy's diff of a write (diff.go)
+			delete(e, "content")
+		}
 		for _, c := range []map[string]any{a, e} {
 			delete(c, "kind")
 			delete(c, "locations")
@@ -350,6 +374,19 @@ func checkOnlyKindAndLocations(t *testing.T, r *run) {
 			t.Errorf("report %d changed beyond kind and locations:\nagent  %s\neditor %s", i, mustJSON(sent[i]), mustJSON(got[i]))
 		}
 	}
+}
+
+// isDiff reports whether content is a list of one diff.
+func isDiff(content any) bool {
+	list, _ := content.([]any)
+	d, _ := func() (map[string]any, bool) {
+		if len(list) != 1 {
+			return nil, false
+		}
+		m, ok := list[0].(map[string]any)
+		return m, ok
+	}()
+	return d["type"] == "diff"
 }
 
 // callOf returns the tool call of a report's params (update or toolCall),

@@ -62,6 +62,9 @@ type runOptions struct {
 	// script answers the model's turns; nil answers every turn with a
 	// final text.
 	script func(a agent, file string) modelserver.Script
+	// beforePrompt, if not nil, runs between session/new (whose id is
+	// sid) and the prompt.
+	beforePrompt func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string)
 }
 
 // A run is what one agent run left to check.
@@ -181,6 +184,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	sid, err := r.ed.NewSession(ctx, ws, nil)
 	if err != nil {
 		t.Fatalf("%s: session/new: %v", a.name, err)
+	}
+	if o.beforePrompt != nil {
+		o.beforePrompt(ctx, t, r.ed, sid)
 	}
 	params := map[string]any{
 		"sessionId": sid,

@@ -1,0 +1,142 @@
+//go:build linux
+
+package realagents
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/fakeeditor"
+	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/modelserver"
+)
+
+// editedText is the editor's buffer after the edit of promptScript.
+var editedText = strings.Replace(bufferText, "unsaved", "edited", 1)
+
+// promptScript reads the file through acpfs, then edits it (the word
+// "unsaved", which only the editor's buffer has), then ends the turn.
+func promptScript(a agent, file string) modelserver.Script {
+	read, edit := a.tool("read_text_file"), a.tool("edit_text_file")
+	return func(r modelserver.Request) modelserver.Reply {
+		if !slices.Contains(r.Tools, read) {
+			return modelserver.Reply{Text: "done"}
+		}
+		switch len(r.Results) {
+		case 0:
+			return modelserver.Reply{Call: &modelserver.Call{Name: read, Args: mustJSON(map[string]any{"path": file})}}
+		case 1:
+			return modelserver.Reply{Call: &modelserver.Call{Name: edit, Args: mustJSON(map[string]any{"path": file,
+				"edits": []any{map[string]any{"oldText": "unsaved", "newText": "edited"}}})}}
+		}
+		return modelserver.Reply{Text: "done"}
+	}
+}
+
+// TestRealAgentPrompts runs claude-agent-acp behind the proxy, reading and
+// then editing a file: the read asks the user nothing, as claude's own Read
+// does not; the edit asks in the default mode and not in acceptEdits, as
+// claude's own Edit; and the edit's reports carry a diff whose oldText is
+// the editor's unsaved buffer.
+func TestRealAgentPrompts(t *testing.T) {
+	nodeModules(t)
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "claude-agent-acp" })
+	a := agents[i]
+	t.Run(a.name, func(t *testing.T) {
+		t.Run("default", func(t *testing.T) {
+			t.Parallel()
+			r := runAgent(t, a, runOptions{script: promptScript})
+			checkStopped(t, r)
+			asked := permissionsAsked(r.ed)
+			if slices.Contains(asked, "read_text_file") {
+				t.Errorf("the editor was asked for permission to read: %v", asked)
+			}
+			if !slices.Contains(asked, "edit_text_file") {
+				t.Errorf("the editor was not asked for permission to edit in the default mode: %v", asked)
+			}
+			checkEditDiff(t, r, true)
+			checkEdited(t, r)
+		})
+		t.Run("acceptEdits", func(t *testing.T) {
+			t.Parallel()
+			r := runAgent(t, a, runOptions{script: promptScript, beforePrompt: setMode("acceptEdits")})
+			checkStopped(t, r)
+			if asked := permissionsAsked(r.ed); len(asked) > 0 {
+				t.Errorf("the editor was asked for permission in acceptEdits: %v", asked)
+			}
+			checkEditDiff(t, r, false)
+			checkEdited(t, r)
+		})
+	})
+}
+
+// setMode returns a beforePrompt that sets the session's mode.
+func setMode(mode string) func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {
+	return func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {
+		if err := ed.Call(ctx, "session/set_mode", map[string]any{"sessionId": sid, "modeId": mode}, nil); err != nil {
+			t.Fatalf("session/set_mode %s: %v", mode, err)
+		}
+	}
+}
+
+// permissionsAsked returns the acpfs tools the editor was asked to allow,
+// one per session/request_permission (any other tool as its title).
+func permissionsAsked(ed *fakeeditor.Editor) []string {
+	var out []string
+	for _, m := range ed.Requests("session/request_permission") {
+		var p struct {
+			ToolCall struct {
+				Title string `json:"title"`
+			} `json:"toolCall"`
+		}
+		json.Unmarshal(m.Params, &p)
+		out = append(out, strings.TrimPrefix(p.ToolCall.Title, "mcp__acpfs__"))
+	}
+	return out
+}
+
+// checkEditDiff checks that the reports of the edit the editor got (its
+// session/updates, and its permission request if asked) carry a diff of
+// the file from the editor's unsaved buffer to the edited text.
+func checkEditDiff(t *testing.T, r *run, asked bool) {
+	t.Helper()
+	want := map[string]any{"type": "diff", "path": r.file, "oldText": bufferText, "newText": editedText}
+	inUpdate, inPermission := false, false
+	for _, m := range r.ed.Messages() {
+		_, call, ok := toolCallMessage(m.Raw)
+		if !ok || !strings.Contains(string(mustJSON([]any{call["title"], call["_meta"]})), "edit_text_file") {
+			continue
+		}
+		content, _ := call["content"].([]any)
+		if len(content) == 0 {
+			continue
+		}
+		if string(mustJSON(content)) != string(mustJSON([]any{want})) {
+			if call["status"] != "completed" && call["status"] != "failed" {
+				t.Errorf("a report of the edit has the content %s; want %s", mustJSON(content), mustJSON([]any{want}))
+			}
+			continue
+		}
+		if m.Method == "session/request_permission" {
+			inPermission = true
+		} else {
+			inUpdate = true
+		}
+	}
+	if !inUpdate {
+		t.Errorf("no session/update of the edit carries the diff %s", mustJSON(want))
+	}
+	if asked && !inPermission {
+		t.Errorf("the permission request for the edit does not carry the diff %s", mustJSON(want))
+	}
+}
+
+// checkEdited checks that the edit landed in the editor's buffer.
+func checkEdited(t *testing.T, r *run) {
+	t.Helper()
+	if got, _ := r.buffers.Get(r.file); got != editedText {
+		t.Errorf("the editor's buffer holds %q, want %q", got, editedText)
+	}
+}

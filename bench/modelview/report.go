@@ -157,7 +157,9 @@ var allTools = []string{
 }
 
 // definitionRows are the rows of the tool definitions, defs being each
-// host's tools/list by tool name. The subsets are counted here from the
+// host's tools/list by tool name: "tool definitions" count what the hosts
+// give the model (name, description, input schema), "tools/list as sent"
+// the whole objects (title, output schema and annotations too). The subsets are counted here from the
 // full list, whatever ToolOptions.Only does.
 func definitionRows(options string, defs map[string]map[string]definition) ([]Row, error) {
 	def := options == "default"
@@ -168,14 +170,14 @@ func definitionRows(options string, defs map[string]map[string]definition) ([]Ro
 		native             []Native
 		table              bool
 	}{
-		{"defs-12", "definitions, 12 tools", "name, description, inputSchema",
+		{"defs-12", "definitions", "all 12 tools",
 			func(Host) []string { return allTools }, false, nil, def},
-		{"defs-host", "definitions, the host's tools", "claude 4, codex 4, gemini 2, others 12",
+		{"defs-host", "definitions", "the host's",
 			hostTools, false, []Native{{Host: "claude", Tool: "Read+Write+Edit+NotebookEdit",
 				Bytes: claudeReplacedDefs, Reference: true}}, def},
-		{"wire-12", "tools/list as sent, 12 tools", "whole tool objects",
-			func(Host) []string { return allTools }, true, nil, true},
-		{"wire-host", "tools/list as sent, the host's tools", "whole tool objects",
+		{"wire-12", "tools/list as sent", "all 12 tools",
+			func(Host) []string { return allTools }, true, nil, false},
+		{"wire-host", "tools/list as sent", "the host's",
 			hostTools, true, nil, false},
 		{"def-read", "definition", mcpfs.ReadTextFile + " + " + mcpfs.ReadMediaFile,
 			fixed(mcpfs.ReadTextFile, mcpfs.ReadMediaFile), false,
@@ -234,7 +236,9 @@ func (r *Row) judge() {
 	}
 }
 
-// writeTable prints the rows marked for it as a markdown table.
+// writeTable prints the rows marked for it as a markdown table. A
+// definitions row with the same figure for every host goes in a line
+// under the table instead.
 func writeTable(w io.Writer, rows []Row) error {
 	var b strings.Builder
 	b.WriteString("| workload | tool |")
@@ -246,22 +250,11 @@ func writeTable(w io.Writer, rows []Row) error {
 		b.WriteString(" ---: |")
 	}
 	b.WriteString(" --- | --- |\n")
+	var alike []string
+	judged := map[string]bool{} // the hosts whose own tools the alike rows compare with
 	for _, r := range rows {
 		if !r.Table {
 			continue
-		}
-		name := r.Workload
-		if r.Options != "default" {
-			name += ", structuredContent on"
-		}
-		fmt.Fprintf(&b, "| %s | %s |", name, code(r.Tool))
-		for _, h := range hosts {
-			c := r.Hosts[h.Name]
-			b.WriteString(" " + thousands(c.Bytes))
-			if c.Media > 0 {
-				fmt.Fprintf(&b, " + %d media", c.Media)
-			}
-			b.WriteString(" |")
 		}
 		var own, goal []string
 		for _, n := range r.Native {
@@ -272,10 +265,69 @@ func writeTable(w io.Writer, rows []Row) error {
 			}
 			goal = append(goal, n.Host+" "+mark)
 		}
-		fmt.Fprintf(&b, " %s | %s |\n", strings.Join(own, ", "), strings.Join(goal, ", "))
+		if n, ok := r.same(); ok && strings.HasPrefix(r.ID, "def") {
+			s := code(r.Tool) + " " + thousands(n)
+			for _, nat := range r.Native {
+				op := " > "
+				if r.GoalMet[nat.Host] {
+					op = " ≤ "
+				}
+				s += op + nat.Tool + " " + thousands(nat.Bytes)
+				judged[nat.Host] = true
+			}
+			alike = append(alike, s)
+			continue
+		}
+		name := r.Workload
+		if r.Options != "default" {
+			name += ", with structuredContent"
+		}
+		fmt.Fprintf(&b, "| %s | %s |", name, code(r.Tool))
+		for _, h := range hosts {
+			c := r.Hosts[h.Name]
+			b.WriteString(" " + thousands(c.Bytes))
+			if c.Media > 0 {
+				fmt.Fprintf(&b, " + %d media", c.Media)
+			}
+			b.WriteString(" |")
+		}
+		b.WriteString(cell(strings.Join(own, ", ")) + cell(strings.Join(goal, ", ")) + "\n")
+	}
+	if len(alike) > 0 {
+		var whose []string
+		for _, h := range hosts {
+			if judged[h.Name] {
+				whose = append(whose, h.Name+"'s")
+			}
+		}
+		against := ""
+		if len(whose) > 0 {
+			against = " (against " + strings.Join(whose, " and ") + " own; goal: ≤)"
+		}
+		fmt.Fprintf(&b, "\nDefinitions alike for every host%s: %s.\n", against, strings.Join(alike, "; "))
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cell is a table cell after its left bar; an empty one is " |", as the
+// other tables in BENCHMARKS.md have it.
+func cell(s string) string {
+	if s == "" {
+		return " |"
+	}
+	return " " + s + " |"
+}
+
+// same returns the figure every host has in r, if they all have the same.
+func (r *Row) same() (int, bool) {
+	n := r.Hosts[hosts[0].Name].Bytes
+	for _, h := range hosts[1:] {
+		if r.Hosts[h.Name].Bytes != n || r.Hosts[h.Name].Media != 0 {
+			return 0, false
+		}
+	}
+	return n, r.Hosts[hosts[0].Name].Media == 0
 }
 
 // code puts a tool's name in backquotes; other text is left as is.

@@ -271,7 +271,7 @@ func workloads(dir string) []workload {
 			Args: map[string]any{"path": dirList}},
 		{ID: "grep-50", Name: "grep, 50 matches", Tool: mcpfs.Grep,
 			Args: map[string]any{"pattern": grepWord, "path": dirGrep}},
-		{ID: "edit-4k", Name: "edit: 1 replacement in 4 KiB", Tool: mcpfs.EditTextFile,
+		{ID: "edit-4k", Name: "edit 4 KiB, 1 replacement", Tool: mcpfs.EditTextFile,
 			Args: map[string]any{"path": fileEdit, "edits": []any{map[string]any{"oldText": editOld, "newText": editNew}}},
 			Before: func(ctx context.Context, s *session) error {
 				p := filepath.Join(dir, filepath.FromSlash(fileEdit))

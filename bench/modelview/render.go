@@ -51,7 +51,6 @@ type toolResult struct {
 type block struct {
 	Type     string `json:"type"`
 	Text     string `json:"text"`
-	Data     string `json:"data"`
 	Resource *struct {
 		Text *string `json:"text"`
 		Blob *string `json:"blob"`

@@ -76,10 +76,12 @@ func TestCalibration(t *testing.T) {
 	}
 	// The column "acpfs today" (claude 353, codex 387, Copilot 489, Qwen
 	// 490) cannot be reproduced: its structuredContent holds the file's
-	// path, which the reference does not give, and the figures imply
-	// JSON of 352 to 355 bytes by host (Copilot 489-134-3, claude 353,
-	// Qwen 490-134-1), so each agent read its own path. Only the arithmetic
-	// of the rules is checked: see TestStructured.
+	// path, which the reference does not give. By these rules the figures
+	// imply JSON of 352 to 355 bytes by host (Copilot 489-134-3, claude
+	// 353, Qwen 490-134-1), and codex's 387 more: consistent if each
+	// agent read the file by a path of its own, which the reference does
+	// not say either. Only the rules' arithmetic is checked: see
+	// TestStructured.
 }
 
 func TestStructured(t *testing.T) {

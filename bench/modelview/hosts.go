@@ -22,8 +22,8 @@ type Host struct {
 	Name   string   // as the table's column shows it
 	Client string   // its clientInfo name
 	Render Renderer // its rule
-	// Tools are the acpfs tools offered to it in place of its own, for
-	// the definitions' subset row; nil means all of them.
+	// Tools are the acpfs tools its profile in the proxy offers (see
+	// proxy/profile.go), for the definitions' row; nil means all of them.
 	Tools []string
 }
 
@@ -32,7 +32,7 @@ var hosts = []Host{
 	{Name: "claude", Client: clientClaude, Render: Claude,
 		Tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile}},
 	{Name: "codex", Client: clientCodex, Render: Codex,
-		Tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile, mcpfs.ReadMediaFile}},
+		Tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile}},
 	{Name: "gemini", Client: clientGemini, Render: Gemini,
 		Tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile}},
 	{Name: "opencode", Client: clientOpenCode, Render: OpenCode},

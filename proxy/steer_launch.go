@@ -35,7 +35,13 @@ func (s *steer) launchArgs(argv []string) ([]string, func()) {
 	switch p.launch {
 	case launchGeminiPolicy:
 		tools := p.removed(cov)
-		if len(tools) == 0 {
+		var reads []string // the file tools that only read: asked for nothing, as gemini's own read_file
+		for _, t := range readingTools {
+			if offers(p.offered(cov), t) {
+				reads = append(reads, t)
+			}
+		}
+		if len(tools) == 0 && len(reads) == 0 {
 			return argv, none
 		}
 		dir, err := os.MkdirTemp("", "mcp-acpfs-agent-")
@@ -46,12 +52,12 @@ func (s *steer) launchArgs(argv []string) ([]string, func()) {
 		path := filepath.Join(dir, "acpfs.toml")
 		msg := fmt.Sprintf("Use %s instead: it reads the text open in the user's editor, unsaved changes included.",
 			fmt.Sprintf(p.toolRef, s.server, mcpfs.ReadTextFile))
-		if err := os.WriteFile(path, geminiPolicy(tools, msg), 0o600); err != nil {
+		if err := os.WriteFile(path, geminiPolicy(tools, msg, s.server, reads), 0o600); err != nil {
 			os.RemoveAll(dir)
 			s.log.Warn("not turning off the agent's own file tools", "agent", p.name, "error", err)
 			return argv, none
 		}
-		s.log.Info("steering the agent's model to the file tools", "agent", p.name, "denied", tools, "policy", path)
+		s.log.Info("steering the agent's model to the file tools", "agent", p.name, "denied", tools, "allowed", reads, "policy", path)
 		return append(clip(argv), "--admin-policy", path), func() { os.RemoveAll(dir) }
 	case launchCodexConfig:
 		text := p.instruction(s.server, cov)
@@ -73,22 +79,37 @@ func (s *steer) launchArgs(argv []string) ([]string, func()) {
 func clip(s []string) []string { return s[:len(s):len(s)] }
 
 // geminiPolicy is a gemini-cli policy file that denies tools, which takes
-// them out of the model's tool list; msg is what a call to one of them
-// would answer.
-func geminiPolicy(tools []string, msg string) []byte {
+// them out of the model's tool list (msg is what a call to one of them
+// would answer), and allows the tools reads of the MCP server called
+// server, which gemini would otherwise ask the user about at every call.
+func geminiPolicy(tools []string, msg, server string, reads []string) []byte {
 	var b bytes.Buffer
 	b.WriteString("# Written by mcp-acpfs proxy for this run of the agent: the file tools of\n")
-	b.WriteString("# its MCP server take the place of these.\n[[rule]]\ntoolName = [")
-	for i, t := range tools {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(tomlString(t))
+	b.WriteString("# its MCP server take the place of these.\n")
+	if len(tools) > 0 {
+		b.WriteString("[[rule]]\ntoolName = ")
+		b.WriteString(tomlList(tools))
+		b.WriteString("\ndecision = \"deny\"\npriority = 999\ndenyMessage = ")
+		b.WriteString(tomlString(msg))
+		b.WriteString("\n")
 	}
-	b.WriteString("]\ndecision = \"deny\"\npriority = 999\ndenyMessage = ")
-	b.WriteString(tomlString(msg))
-	b.WriteString("\n")
+	if len(reads) > 0 {
+		b.WriteString("[[rule]]\nmcpName = ")
+		b.WriteString(tomlString(server))
+		b.WriteString("\ntoolName = ")
+		b.WriteString(tomlList(reads))
+		b.WriteString("\ndecision = \"allow\"\npriority = 999\n")
+	}
 	return b.Bytes()
+}
+
+// tomlList writes list as a TOML array of strings.
+func tomlList(list []string) string {
+	quoted := make([]string, len(list))
+	for i, s := range list {
+		quoted[i] = tomlString(s)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
 }
 
 // tomlString quotes s as a TOML basic string: Go's JSON string encoding

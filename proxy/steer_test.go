@@ -284,6 +284,11 @@ toolName = ["read_file", "read_many_files"]
 decision = "deny"
 priority = 999
 denyMessage = "Use mcp_acpfs_read_text_file instead: it reads the text open in the user's editor, unsaved changes included."
+[[rule]]
+mcpName = "acpfs"
+toolName = ["read_text_file", "read_media_file"]
+decision = "allow"
+priority = 999
 `
 		if !strings.HasSuffix(string(data), want) {
 			t.Errorf("policy file:\n%s\nwant it to end with\n%s", data, want)
@@ -305,7 +310,6 @@ denyMessage = "Use mcp_acpfs_read_text_file instead: it reads the text open in t
 		read, write bool
 		waits       bool
 	}{
-		{"gemini, writes only: its own write tools use the editor", ProxyOptions{}, gemini, false, true, true},
 		{"gemini, no fs", ProxyOptions{}, gemini, false, false, true},
 		{"gemini, keep", ProxyOptions{AgentTools: AgentToolsKeep}, gemini, true, true, false},
 		{"gemini, disk", ProxyOptions{Bridge: bridge.BridgeOptions{Policy: capabilities.PolicyDisk}}, gemini, true, true, false},
@@ -324,6 +328,22 @@ denyMessage = "Use mcp_acpfs_read_text_file instead: it reads the text open in t
 			}
 		})
 	}
+	t.Run("gemini, writes only: its own write tools use the editor, the reads ask nothing", func(t *testing.T) {
+		s := testSteer(t, ProxyOptions{}, gemini, false, true, "")
+		argv, cleanup := s.launchArgs(gemini)
+		defer cleanup()
+		n := len(gemini)
+		if len(argv) != n+2 || argv[n] != "--admin-policy" {
+			t.Fatalf("argv %q", argv)
+		}
+		data, err := os.ReadFile(argv[n+1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(data); strings.Contains(got, "deny") || !strings.Contains(got, `decision = "allow"`) {
+			t.Errorf("policy file:\n%s\nwant only the rule that allows the reads", got)
+		}
+	})
 	t.Run("codex, both", func(t *testing.T) {
 		t.Setenv("CODEX_HOME", t.TempDir())
 		s := testSteer(t, ProxyOptions{}, []string{"codex-acp", "-c", "model=m"}, true, true, codexInit)

@@ -62,6 +62,10 @@ type runOptions struct {
 	// script answers the model's turns; nil answers every turn with a
 	// final text.
 	script func(a agent, file string) modelserver.Script
+	// prepare, if not nil, is called with the run before the agent
+	// starts and before script: to add files to its workspace and the
+	// editor's buffers.
+	prepare func(t *testing.T, r *run)
 }
 
 // A run is what one agent run left to check.
@@ -87,6 +91,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	writeFile(t, r.file, diskText)
 	r.buffers.Set(r.file, bufferText)
 
+	if o.prepare != nil {
+		o.prepare(t, r)
+	}
 	script := func(modelserver.Request) modelserver.Reply { return modelserver.Reply{Text: "done"} }
 	if o.script != nil {
 		script = o.script(a, r.file)

@@ -33,6 +33,11 @@ type hostView struct {
 	// model. Where it does not, the check is that it still does not, so
 	// that a new version that mends it is noticed.
 	image bool
+	// stateless says that the agent's MCP client speaks the stateless
+	// protocol (2026-07-28: server/discover, no initialize, no
+	// session), under which mcp-acpfs keeps no ledger of reads: its read
+	// guard does not apply.
+	stateless bool
 	// codexJSON says that the agent gives the model an MCP result of
 	// text only as the JSON of its content array, after a line with the
 	// call's wall time (codex).
@@ -49,8 +54,11 @@ var hostViews = map[string]hostView{
 	"gemini-cli": {page: 48 << 10, image: true},
 	"opencode":   {page: 40 << 10, image: true},
 	// Copilot CLI 1.0.102 with its own-key Chat Completions provider
-	// gives its model no MCP image.
-	"copilot":   {page: 12 << 10, image: false},
+	// gives its model no MCP image. Its MCP client is stateless: a
+	// blind and a stale write both went through to the editor
+	// (measured 2026-11-28, with the ledger branch merged). Its page,
+	// Copilot's, is also the default for a client not known.
+	"copilot":   {page: 12 << 10, image: false, stateless: true},
 	"qwen-code": {page: 48 << 10, image: true},
 }
 
@@ -135,10 +143,12 @@ func pixelPNG(t *testing.T) []byte {
 }
 
 // script has the model read the small file, the PNG and the big file,
-// then end its turn. A request that does not offer acpfs (a
+// then, if it is offered write_text_file, write the blind file without
+// reading it, read the stale file, which the editor then changes, and
+// write it; then end its turn. A request that does not offer acpfs (a
 // utility call) gets a text.
 func (m *modelViewRun) script(a agent) modelserver.Script {
-	read, media := a.tool("read_text_file"), a.tool("read_media_file")
+	read, media, write := a.tool("read_text_file"), a.tool("read_media_file"), a.tool("write_text_file")
 	return func(q modelserver.Request) modelserver.Reply {
 		if !slices.Contains(q.Tools, read) {
 			return modelserver.Reply{Text: "done"}
@@ -148,9 +158,20 @@ func (m *modelViewRun) script(a agent) modelserver.Script {
 			args       map[string]any
 		}
 		steps := []step{{read, m.small, nil}, {media, m.media, nil}, {read, m.big, nil}}
+		if slices.Contains(q.Tools, write) {
+			steps = append(steps,
+				step{write, m.blind, map[string]any{"content": modelWrote}},
+				step{read, m.stale, nil},
+				step{write, m.stale, map[string]any{"content": modelWrote}})
+		}
 		i := len(q.Results)
 		if i >= len(steps) {
 			return modelserver.Reply{Text: "done"}
+		}
+		if i == 5 {
+			// Between the model's read and its write, the user types
+			// in the editor.
+			m.changeOnce.Do(func() { m.r.buffers.Set(m.stale, staleChanged) })
 		}
 		s := steps[i]
 		args := map[string]any{"path": s.path}
@@ -165,7 +186,9 @@ func (m *modelViewRun) script(a agent) modelserver.Script {
 // without, once behind the proxy, its editor serving both fs methods, and
 // checks what its model receives from the acpfs tools: a small file's
 // exact text, once, unescaped; an image as an image; a big file as one
-// page that says where to go on, under the agent's limits.
+// page that says where to go on, under the agent's limits; and a write of
+// a file the model never read, and of one changed since it read it,
+// refused with nothing written.
 func TestModelView(t *testing.T) {
 	nodeModules(t)
 	for _, a := range append(slices.Clone(agents), moreAgents...) {
@@ -187,6 +210,20 @@ func TestModelView(t *testing.T) {
 			checkSmallRead(t, a, view, m, last)
 			checkImage(t, a, view, m, last)
 			checkBigRead(t, a, view, m, last)
+			switch {
+			case !slices.Contains(last.Tools, a.tool("write_text_file")):
+				t.Logf("%s: the model is not offered %s: no writes to check", a.name, a.tool("write_text_file"))
+				return
+			case !fileExists(filepath.Join("..", "..", "mcpfs", "ledger.go")):
+				t.Logf("%s: this build has no read guard (mcpfs/ledger.go): the writes are not checked", a.name)
+				return
+			case view.stateless:
+				t.Logf("%s: its MCP client is stateless, so the read guard, kept per MCP session, does not apply: "+
+					"the writes are not checked", a.name)
+				return
+			}
+			checkBlindWrite(t, a, m, last)
+			checkStaleWrite(t, a, m, last)
 		})
 	}
 }
@@ -385,6 +422,61 @@ func checkBigRead(t *testing.T, a agent, view hostView, m *modelViewRun, q model
 	}
 	t.Logf("%s: the %d-byte, %d-line file reached the model as %d bytes: lines 1–%d, then %q", a.name,
 		len(m.bigText), bigLines, len(res.Text), n, all[sm[0]:sm[1]])
+}
+
+// checkBlindWrite checks that a write of a file the model never read was
+// refused, saying so, and that nothing reached the editor.
+func checkBlindWrite(t *testing.T, a agent, m *modelViewRun, q modelserver.Request) {
+	t.Helper()
+	res, ok := resultOf(t, a, q, "write_text_file", m.blind)
+	if !ok {
+		return
+	}
+	if !strings.Contains(res.Text, m.blind) || !regexp.MustCompile(`has not read|read it`).MatchString(res.Text) ||
+		!strings.Contains(res.Text, "nothing was written") {
+		t.Errorf("the model got %q for a write of a file it never read; want a refusal that names %s, says "+
+			"it has not read it, and that nothing was written", res.Text, m.blind)
+	}
+	checkNotWritten(t, m, m.blind, blindText)
+	t.Logf("%s: the blind write: %q", a.name, res.Text)
+}
+
+// checkStaleWrite checks that a write of a file changed in the editor
+// since the model read it was refused, saying so, and that nothing reached
+// the editor.
+func checkStaleWrite(t *testing.T, a agent, m *modelViewRun, q modelserver.Request) {
+	t.Helper()
+	res, ok := resultOf(t, a, q, "write_text_file", m.stale)
+	if !ok {
+		return
+	}
+	if !strings.Contains(res.Text, m.stale) || !strings.Contains(res.Text, "changed since") ||
+		!strings.Contains(res.Text, "nothing was written") {
+		t.Errorf("the model got %q for a write of a file changed since it read it; want a refusal that names %s, "+
+			"says it changed since, and that nothing was written", res.Text, m.stale)
+	}
+	checkNotWritten(t, m, m.stale, staleChanged)
+	t.Logf("%s: the stale write: %q", a.name, res.Text)
+}
+
+// checkNotWritten checks that the editor got no fs/write_text_file for
+// path and that its buffer still holds want, and the disk what it held.
+func checkNotWritten(t *testing.T, m *modelViewRun, path, want string) {
+	t.Helper()
+	for _, w := range m.r.ed.Requests("fs/write_text_file") {
+		var p struct{ Path string }
+		json.Unmarshal(w.Params, &p)
+		if p.Path == path {
+			t.Errorf("the editor got fs/write_text_file %s", w.Params)
+		}
+	}
+	if got, _ := m.r.buffers.Get(path); got != want {
+		t.Errorf("the editor's buffer of %s holds %q, want %q", path, got, want)
+	}
+	disk, _ := os.ReadFile(path)
+	if !bytes.HasPrefix([]byte(want), []byte(strings.SplitN(string(disk), ":", 2)[0])) || bytes.Contains(disk, []byte(modelWrote)) {
+		t.Errorf("the disk's %s holds %q", path, disk)
+	}
 }
 
 // checkHTTPServer checks that the proxy gave the agent the acpfs server as

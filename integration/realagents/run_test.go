@@ -57,15 +57,15 @@ type runOptions struct {
 	proxyFlags []string // before --
 	// noFS makes the editor advertise no fs methods.
 	noFS bool
+	// prepare, if not nil, is called with the run before the agent
+	// starts and before script: to add files to its workspace and the
+	// editor's buffers.
+	prepare func(t *testing.T, r *run)
 	// trace has the proxy write its --trace file, to run.trace.
 	trace bool
 	// script answers the model's turns; nil answers every turn with a
 	// final text.
 	script func(a agent, file string) modelserver.Script
-	// prepare, if not nil, is called with the run before the agent
-	// starts and before script: to add files to its workspace and the
-	// editor's buffers.
-	prepare func(t *testing.T, r *run)
 }
 
 // A run is what one agent run left to check.

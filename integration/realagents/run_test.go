@@ -28,11 +28,13 @@ import (
 )
 
 // Bounds. An agent run takes 5 to 20 seconds on 2 cores; these only bound
-// how long a broken one can hang the suite.
+// how long a broken one can hang the suite. A busy machine stretches a run
+// of several turns far: at a load average of 20 on 2 cores, opencode's
+// model-view run took over 90 seconds.
 const (
-	runTimeout  = 90 * time.Second // one whole run, from start to the end of the prompt
-	exitTimeout = 20 * time.Second // from the editor's disconnecting to the exit
-	goneTimeout = 5 * time.Second  // for the agent's processes to be gone after that
+	runTimeout  = 180 * time.Second // one whole run, from start to the end of the prompt
+	exitTimeout = 20 * time.Second  // from the editor's disconnecting to the exit
+	goneTimeout = 5 * time.Second   // for the agent's processes to be gone after that
 )
 
 // runMarkerEnv names the variable, set to a value unique to each run, by

@@ -211,6 +211,8 @@ func TestModelView(t *testing.T) {
 			})
 			checkStopped(t, r)
 			checkHTTPServer(t, a, r)
+			t.Logf("%s: the editor was asked %d session/request_permission", a.name,
+				len(r.ed.Requests("session/request_permission")))
 			last := lastTurn(t, r)
 			checkSmallRead(t, a, view, m, last)
 			if slices.Contains(last.Tools, a.tool("read_media_file")) {

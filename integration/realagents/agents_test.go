@@ -140,7 +140,8 @@ func agentEnv(home, marker string, extra []string) []string {
 	drop := []string{
 		"MCP_ACPFS_", "HOME=", "XDG_", "ANTHROPIC_", "CLAUDE_", "OPENAI_", "CODEX_", "GEMINI_", "GOOGLE_",
 		"VERTEX", "IS_SANDBOX=", "HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy=", "ALL_PROXY=",
-		"all_proxy=", "NO_PROXY=", "no_proxy=", "NODE_OPTIONS=",
+		"all_proxy=", "NO_PROXY=", "no_proxy=", "NODE_OPTIONS=", "OPENCODE_", "COPILOT_", "GH_TOKEN=",
+		"GITHUB_TOKEN=", "QWEN_", "DASHSCOPE_",
 	}
 	var env []string
 outer:

@@ -3,7 +3,8 @@
 // (package internal/modelserver) that speaks its model API, with
 // internal/fakeeditor as the editor, whose unsaved buffers differ from the
 // disk: codex-acp (OpenAI Responses), gemini-cli --acp (Gemini
-// generateContent) and claude-agent-acp (Anthropic Messages), pinned in
+// generateContent) and claude-agent-acp (Anthropic Messages), and opencode,
+// Copilot CLI and Qwen Code (OpenAI Chat Completions), pinned in
 // package.json.
 //
 // The scripted model reads a file through the acpfs tools, writes it, and
@@ -13,6 +14,11 @@
 // landed (the editor), what the editor was told about the tool calls (kind
 // and locations filled in, nothing else changed, in the shapes recorded in
 // testdata), and that no process or file of a run is left behind.
+//
+// TestModelView, for all six agents, checks what the model receives from
+// the tools as the agent hands it on: a file's exact text, an image, a big
+// file as one page under the agent's limits that says where to go on, and
+// writes that the read guard refuses.
 //
 // They need node_modules here (`npm ci --no-audit --no-fund`, linux-x64
 // only; it brings Node 22). Without it they skip, unless

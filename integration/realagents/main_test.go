@@ -16,6 +16,11 @@ import (
 // binPath is the mcp-acpfs binary that TestMain built.
 var binPath string
 
+// sharedCache is a cache directory that the runs share: Copilot CLI
+// unpacks itself there on its first start (about 150 MB), once for all
+// its runs.
+var sharedCache string
+
 // raceEnabled is set by race_test.go; the binary is then built with the
 // race detector too.
 var raceEnabled bool
@@ -36,6 +41,7 @@ func runMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	binPath = filepath.Join(dir, "mcp-acpfs")
+	sharedCache = filepath.Join(dir, "cache")
 	if err := gobuild.Build(dir, raceEnabled, "github.com/mcp-acpfs/mcp-acpfs/cmd/mcp-acpfs"); err != nil {
 		fmt.Fprintln(os.Stderr, "realagents:", err)
 		return 1
@@ -58,7 +64,7 @@ func nodeModules(t *testing.T) string {
 		t.Fatal(err)
 	}
 	var missing []string
-	for _, p := range []string{node22Rel, codexRel, geminiRel, claudeRel} {
+	for _, p := range []string{node22Rel, codexRel, geminiRel, claudeRel, opencodeRel, copilotRel, qwenRel} {
 		if !fileExists(filepath.Join(dir, p)) {
 			missing = append(missing, p)
 		}

@@ -28,11 +28,13 @@ import (
 )
 
 // Bounds. An agent run takes 5 to 20 seconds on 2 cores; these only bound
-// how long a broken one can hang the suite.
+// how long a broken one can hang the suite. A busy machine stretches a run
+// of several turns far: at a load average of 20 on 2 cores, opencode's
+// model-view run took over 90 seconds.
 const (
-	runTimeout  = 90 * time.Second // one whole run, from start to the end of the prompt
-	exitTimeout = 20 * time.Second // from the editor's disconnecting to the exit
-	goneTimeout = 5 * time.Second  // for the agent's processes to be gone after that
+	runTimeout  = 180 * time.Second // one whole run, from start to the end of the prompt
+	exitTimeout = 20 * time.Second  // from the editor's disconnecting to the exit
+	goneTimeout = 5 * time.Second   // for the agent's processes to be gone after that
 )
 
 // runMarkerEnv names the variable, set to a value unique to each run, by
@@ -57,6 +59,10 @@ type runOptions struct {
 	proxyFlags []string // before --
 	// noFS makes the editor advertise no fs methods.
 	noFS bool
+	// prepare, if not nil, is called with the run before the agent
+	// starts and before script: to add files to its workspace and the
+	// editor's buffers.
+	prepare func(t *testing.T, r *run)
 	// trace has the proxy write its --trace file, to run.trace.
 	trace bool
 	// script answers the model's turns; nil answers every turn with a
@@ -90,6 +96,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	writeFile(t, r.file, diskText)
 	r.buffers.Set(r.file, bufferText)
 
+	if o.prepare != nil {
+		o.prepare(t, r)
+	}
 	script := func(modelserver.Request) modelserver.Reply { return modelserver.Reply{Text: "done"} }
 	if o.script != nil {
 		script = o.script(a, r.file)

@@ -56,6 +56,9 @@ func (anthropic) decode(r *http.Request, req *Request) error {
 		if m.Role == "user" && req.Prompt == "" {
 			req.Prompt = contentText(m.Content)
 		}
+		if m.Role == "user" {
+			req.Images = append(req.Images, contentImages(m.Content)...)
+		}
 		var blocks []anthropicBlock
 		if json.Unmarshal(m.Content, &blocks) != nil {
 			continue // a plain string
@@ -65,7 +68,8 @@ func (anthropic) decode(r *http.Request, req *Request) error {
 			case "tool_use":
 				req.Calls = append(req.Calls, Call{ID: b.ID, Name: b.Name, Args: b.Input})
 			case "tool_result":
-				req.Results = append(req.Results, Result{CallID: b.ToolUseID, Text: contentText(b.Content)})
+				req.Results = append(req.Results, Result{CallID: b.ToolUseID, Text: contentText(b.Content),
+					Images: contentImages(b.Content)})
 			}
 		}
 	}

@@ -15,7 +15,8 @@ import (
 type gemini struct{}
 
 type geminiPart struct {
-	Text         string `json:"text"`
+	Text         string      `json:"text"`
+	InlineData   *geminiBlob `json:"inlineData"`
 	FunctionCall *struct {
 		ID   string          `json:"id"`
 		Name string          `json:"name"`
@@ -25,7 +26,24 @@ type geminiPart struct {
 		ID       string          `json:"id"`
 		Name     string          `json:"name"`
 		Response json.RawMessage `json:"response"`
+		Parts    []geminiPart    `json:"parts"` // multimodal function responses
 	} `json:"functionResponse"`
+}
+
+type geminiBlob struct {
+	MIMEType string `json:"mimeType"`
+	Data     []byte `json:"data"` // base64 in JSON
+}
+
+// inlineImages returns the images of parts' inlineData.
+func inlineImages(parts []geminiPart) []Image {
+	var out []Image
+	for _, p := range parts {
+		if b := p.InlineData; b != nil {
+			out = append(out, Image{MIMEType: b.MIMEType, Data: b.Data})
+		}
+	}
+	return out
 }
 
 type geminiContent struct {
@@ -89,8 +107,12 @@ func (gemini) decode(r *http.Request, req *Request) error {
 				if id == "" {
 					id = f.Name
 				}
-				req.Results = append(req.Results, Result{CallID: id, Text: strings.Join(stringsIn(f.Response), "\n")})
+				req.Results = append(req.Results, Result{CallID: id, Text: strings.Join(stringsIn(f.Response), "\n"),
+					Images: inlineImages(f.Parts)})
 			}
+		}
+		if c.Role == "user" {
+			req.Images = append(req.Images, inlineImages(c.Parts)...)
 		}
 	}
 	return nil

@@ -1,6 +1,7 @@
 package modelserver
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -64,8 +65,11 @@ func (openAI) decode(r *http.Request, req *Request) error {
 			switch {
 			case it.Role == "developer" || it.Role == "system":
 				system = append(system, contentText(it.Content))
-			case it.Role == "user" && req.Prompt == "":
-				req.Prompt = contentText(it.Content)
+			case it.Role == "user":
+				if req.Prompt == "" {
+					req.Prompt = contentText(it.Content)
+				}
+				req.Images = append(req.Images, contentImages(it.Content)...)
 			}
 		case "function_call":
 			name := it.Name
@@ -74,7 +78,7 @@ func (openAI) decode(r *http.Request, req *Request) error {
 			}
 			req.Calls = append(req.Calls, Call{ID: it.CallID, Name: name, Args: json.RawMessage(it.Arguments)})
 		case "function_call_output", "custom_tool_call_output":
-			req.Results = append(req.Results, Result{CallID: it.CallID, Text: contentText(it.Output)})
+			req.Results = append(req.Results, Result{CallID: it.CallID, Text: contentText(it.Output), Images: contentImages(it.Output)})
 		}
 	}
 	req.System = strings.Join(system, "\n")
@@ -89,14 +93,58 @@ func contentText(raw json.RawMessage) string {
 		return s
 	}
 	var parts []struct {
-		Text string `json:"text"`
+		Type string  `json:"type"`
+		Text *string `json:"text"`
 	}
 	json.Unmarshal(raw, &parts)
 	var texts []string
 	for _, p := range parts {
-		texts = append(texts, p.Text)
+		if p.Text != nil { // not an image
+			texts = append(texts, *p.Text)
+		}
 	}
 	return strings.Join(texts, "\n")
+}
+
+// contentImages returns the images of a content array, in the shapes of
+// the APIs: an Anthropic image block with a base64 source, an OpenAI
+// Responses input_image and a Chat Completions image_url part, each with a
+// data URL.
+func contentImages(raw json.RawMessage) []Image {
+	var parts []struct {
+		Type   string `json:"type"`
+		Source struct {
+			Type      string `json:"type"`
+			MediaType string `json:"media_type"`
+			Data      string `json:"data"`
+		} `json:"source"`
+		ImageURL json.RawMessage `json:"image_url"` // a string, or {url}
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return nil
+	}
+	var out []Image
+	for _, p := range parts {
+		switch p.Type {
+		case "image":
+			if b, err := base64.StdEncoding.DecodeString(p.Source.Data); err == nil && p.Source.Type == "base64" {
+				out = append(out, Image{MIMEType: p.Source.MediaType, Data: b})
+			}
+		case "input_image", "image_url":
+			var u string
+			if json.Unmarshal(p.ImageURL, &u) != nil {
+				var obj struct {
+					URL string `json:"url"`
+				}
+				json.Unmarshal(p.ImageURL, &obj)
+				u = obj.URL
+			}
+			if img, ok := dataURL(u); ok {
+				out = append(out, img)
+			}
+		}
+	}
+	return out
 }
 
 func (openAI) reply(w http.ResponseWriter, req Request, reply Reply, n int) {

@@ -1,6 +1,7 @@
 // Package modelserver is a scripted model server on loopback, for running
 // real ACP agents without a real model: it speaks one of three model APIs
-// (OpenAI Responses, Anthropic Messages, Gemini generateContent), records
+// (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages, Gemini
+// generateContent), records
 // every request it receives, and answers each with the reply a Script
 // chooses, as a stream when the request asks for one.
 //
@@ -24,6 +25,7 @@ type API string
 
 const (
 	OpenAIResponses   API = "openai-responses"   // POST /v1/responses, SSE
+	OpenAIChat        API = "openai-chat"        // POST /v1/chat/completions, SSE or JSON
 	AnthropicMessages API = "anthropic-messages" // POST /v1/messages, SSE
 	Gemini            API = "gemini"             // :generateContent and :streamGenerateContent?alt=sse
 )
@@ -48,6 +50,9 @@ type Request struct {
 	// conversation, and Results the tool results sent back, in order.
 	Calls   []Call
 	Results []Result
+	// Images are the images of the user messages (not of tool results),
+	// where some APIs put the images of a tool result.
+	Images []Image
 	// Schema is the JSON schema the answer must follow, if the request
 	// asks for JSON (gemini-cli's routing and next-speaker checks).
 	Schema json.RawMessage
@@ -73,6 +78,14 @@ type Result struct {
 	// Text is the result as the model sees it: its text parts joined, or
 	// the JSON of a structured result.
 	Text string
+	// Images are the result's images, in order.
+	Images []Image
+}
+
+// An Image is an image given to the model, decoded.
+type Image struct {
+	MIMEType string
+	Data     []byte
 }
 
 // A Reply is the model's answer to a turn: a tool call, or else a text.
@@ -140,6 +153,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	switch s.api {
 	case OpenAIResponses:
 		h = openAI{}
+	case OpenAIChat:
+		h = openAIChat{}
 	case AnthropicMessages:
 		h = anthropic{}
 	case Gemini:
@@ -208,6 +223,14 @@ func (e sse) event(name string, data any) {
 		fmt.Fprintf(e.w, "event: %s\n", name)
 	}
 	fmt.Fprintf(e.w, "data: %s\n\n", b)
+	if f, ok := e.w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// raw writes a data-only event whose data is s as it is.
+func (e sse) raw(s string) {
+	fmt.Fprintf(e.w, "data: %s\n\n", s)
 	if f, ok := e.w.(http.Flusher); ok {
 		f.Flush()
 	}

@@ -38,6 +38,19 @@ func TestServer(t *testing.T) {
 			wantEvent:  `"namespace":"mcp__acpfs"`,
 		},
 		{
+			api:  OpenAIChat,
+			path: "/v1/chat/completions",
+			body: `{"model":"m","stream":true,"stream_options":{"include_usage":true},
+				"tools":[{"type":"function","function":{"name":"glob","parameters":{}}},{"type":"function","function":{"name":"acpfs_read_text_file"}}],
+				"messages":[{"role":"system","content":"base"},{"role":"system","content":[{"type":"text","text":"dev"}]},
+					{"role":"user","content":[{"type":"text","text":"hi"}]},
+					{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"acpfs_read_text_file","arguments":"{\"path\":\"a\"}"}}]},
+					{"role":"tool","tool_call_id":"c1","content":"buffer text"}]}`,
+			wantTools:  []string{"glob", "acpfs_read_text_file"},
+			wantResult: "buffer text",
+			wantEvent:  `"function":{"arguments":"{\"path\":\"b\"}"}`,
+		},
+		{
 			api:  AnthropicMessages,
 			path: "/v1/messages?beta=true",
 			body: `{"model":"m","stream":true,"system":[{"type":"text","text":"base"},{"type":"text","text":"dev"}],
@@ -95,6 +108,77 @@ func TestServer(t *testing.T) {
 				t.Errorf("the streamed answer lacks %s:\n%s", tt.wantEvent, answer)
 			}
 		})
+	}
+}
+
+// The images of tool results and of user messages decode, in each API's
+// shapes, into Result.Images and Request.Images.
+func TestImages(t *testing.T) {
+	const png = "iVBORw0KGgo=" // the PNG signature
+	tests := []struct {
+		api        API
+		path, body string
+		inResult   bool
+	}{
+		{OpenAIResponses, "/v1/responses", `{"input":[{"type":"function_call_output","call_id":"c1",
+			"output":[{"type":"input_text","text":"t"},{"type":"input_image","image_url":"data:image/png;base64,` + png + `"}]}]}`, true},
+		{OpenAIChat, "/v1/chat/completions", `{"messages":[{"role":"tool","tool_call_id":"c1","content":"t"},
+			{"role":"user","content":[{"type":"image_url","image_url":{"url":"data:image/png;base64,` + png + `"}}]}]}`, false},
+		{OpenAIChat, "/v1/chat/completions", `{"messages":[{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":"t"},
+			{"type":"image_url","image_url":{"url":"data:image/png;base64,` + png + `"}}]}]}`, true},
+		{AnthropicMessages, "/v1/messages", `{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1",
+			"content":[{"type":"text","text":"t"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + png + `"}}]}]}]}`, true},
+		{Gemini, "/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f",
+			"response":{"output":"t"},"parts":[{"inlineData":{"mimeType":"image/png","data":"` + png + `"}}]}}]}]}`, true},
+		{Gemini, "/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"functionResponse":{"name":"f",
+			"response":{"output":"t"}}},{"inlineData":{"mimeType":"image/png","data":"` + png + `"}}]}]}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.api), func(t *testing.T) {
+			s := Start(tt.api, func(Request) Reply { return Reply{Text: "done"} })
+			defer s.Close()
+			post(t, s.URL+tt.path, tt.body)
+			r := s.Turns()[0]
+			if len(r.Results) != 1 || r.Results[0].Text != "t" {
+				t.Fatalf("Results = %+v, want one with the text t", r.Results)
+			}
+			images := r.Images
+			if tt.inResult {
+				images = r.Results[0].Images
+			}
+			if len(images) != 1 || images[0].MIMEType != "image/png" || string(images[0].Data) != "\x89PNG\r\n\x1a\n" {
+				t.Errorf("images %+v (result's %+v); want the PNG signature", r.Images, r.Results[0].Images)
+			}
+		})
+	}
+}
+
+// A Chat Completions request that does not stream gets one
+// chat.completion with the call.
+func TestChatNotStreamed(t *testing.T) {
+	s := Start(OpenAIChat, func(Request) Reply {
+		return Reply{Call: &Call{Name: "classify", Args: json.RawMessage(`{"ok":true}`)}}
+	})
+	defer s.Close()
+	var resp struct {
+		Choices []struct {
+			Message struct {
+				ToolCalls []struct {
+					ID       string
+					Function struct{ Name, Arguments string }
+				} `json:"tool_calls"`
+			}
+			FinishReason string `json:"finish_reason"`
+		}
+	}
+	answer := post(t, s.URL+"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}],"tool_choice":"required"}`)
+	if err := json.Unmarshal([]byte(answer), &resp); err != nil || len(resp.Choices) != 1 {
+		t.Fatalf("answer %s: %v", answer, err)
+	}
+	c := resp.Choices[0]
+	if len(c.Message.ToolCalls) != 1 || c.Message.ToolCalls[0].Function.Name != "classify" ||
+		c.Message.ToolCalls[0].Function.Arguments != `{"ok":true}` || c.FinishReason != "tool_calls" {
+		t.Errorf("answer %s; want one call of classify", answer)
 	}
 }
 

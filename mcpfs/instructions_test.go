@@ -74,9 +74,12 @@ func TestInstructionFileNotes(t *testing.T) {
 	c2 := mcpfstest.Connect(t, f.Srv, mcp.LATEST_LEGACY_PROTOCOL_VERSION)
 	want("another session", mcpfstest.Call(t, c2, mcpfs.ReadTextFile, map[string]any{"path": f.Path("a/x.txt")}),
 		"Note: "+f.Path("a/AGENTS.md")+" holds instructions for this directory; read it before changing files here.")
-	// A stateless call has no session to remember it by, and gets none.
+	// Stateless calls, which have no session, share the server's
+	// sessionless memory: noted once.
 	c3 := mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION)
-	want("stateless", mcpfstest.Call(t, c3, mcpfs.ReadTextFile, map[string]any{"path": f.Path("a/x.txt")}), "")
+	want("stateless", mcpfstest.Call(t, c3, mcpfs.ReadTextFile, map[string]any{"path": f.Path("a/x.txt")}),
+		"Note: "+f.Path("a/AGENTS.md")+" holds instructions for this directory; read it before changing files here.")
+	want("stateless, again", mcpfstest.Call(t, c3, mcpfs.ReadTextFile, map[string]any{"path": f.Path("a/x.txt")}), "")
 }
 
 // TestInstructionFileNoteAfterAKeptRender checks the note after a listing

@@ -25,9 +25,10 @@ import (
 // edit_text_file refuse, unless ToolOptions.NoReadGuard, a file that
 // exists and has no entry (never read), and a file whose text now, as the
 // call's route reads it, is not the one in the entry (changed since). An
-// expectedHash given to the call is checked instead of the ledger. A call
-// without a session (a stateless request, an in-process caller without
-// one) has no ledger and is not guarded.
+// expectedHash given to the call is checked instead of the ledger. The
+// calls without a session (stateless requests, an in-process caller
+// without one) share one ledger of their own: through the proxy, whose
+// servers each serve one ACP session, that is the session's.
 
 // Bounds of the per-session state.
 const (
@@ -180,10 +181,16 @@ type ledgers struct {
 	mu    sync.Mutex
 	live  lru[*ledger]  // guarded by mu
 	ended lru[struct{}] // sessions that ended; guarded by mu
+
+	sessionless *ledger // the calls without a session
 }
 
 func newLedgers() *ledgers {
-	return &ledgers{live: lru[*ledger]{max: maxLedgerSessions}, ended: lru[struct{}]{max: maxEndedSessions}}
+	return &ledgers{
+		live:        lru[*ledger]{max: maxLedgerSessions},
+		ended:       lru[struct{}]{max: maxEndedSessions},
+		sessionless: newLedger(),
+	}
 }
 
 // begin gives session id a new ledger, when it registers or initializes.
@@ -233,12 +240,15 @@ func (b *binding) watchLedgers(hooks *server.Hooks) {
 	})
 }
 
-// ledger returns the ledger of the MCP session of ctx, or nil for a call
-// without one: a stateless request stands alone, as in acquire.
+// ledger returns the ledger of the MCP session of ctx, or, for a call
+// without one (a stateless request, as acquire tells them), the one the
+// sessionless calls share. Copilot CLI's client is stateless: through the
+// proxy, which gives each ACP session a server of its own, that ledger is
+// the session's.
 func (b *binding) ledger(ctx context.Context) *ledger {
 	session := server.ClientSessionFromContext(ctx)
 	if session == nil || server.IsModernRequest(ctx) || session.SessionID() == "" {
-		return nil
+		return b.ledgers.sessionless
 	}
 	return b.ledgers.of(session.SessionID())
 }

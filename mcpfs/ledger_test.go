@@ -184,13 +184,21 @@ func TestReadGuardPerSession(t *testing.T) {
 	f.MustExist(t, "a.txt", "one again\n")
 }
 
-func TestReadGuardStatelessUnguarded(t *testing.T) {
+// TestReadGuardStateless checks that stateless calls, which have no MCP
+// session, are guarded by the ledger they share.
+func TestReadGuardStateless(t *testing.T) {
 	f := mcpfstest.NewFixture(t, false)
 	c := mcpfstest.Connect(t, f.Srv, mcp.LATEST_PROTOCOL_VERSION)
 	f.WriteFile(t, "a.txt", "a\n")
-	mcpfstest.WantOK(t, write(t, c, f.Path("a.txt"), "blind\n"))
-	mcpfstest.WantOK(t, edit(t, c, f.Path("a.txt"), "blind", "edited"))
-	f.MustExist(t, "a.txt", "edited\n")
+	p := f.Path("a.txt")
+	mcpfstest.WantError(t, write(t, c, p, "blind\n"), refusedUnread)
+	mcpfstest.WantError(t, edit(t, c, p, "a", "edited"), refusedUnread)
+	f.MustExist(t, "a.txt", "a\n")
+	readFirst(t, c, p)
+	mcpfstest.WantOK(t, edit(t, c, p, "a", "edited"))
+	f.WriteFile(t, "a.txt", "changed on disk\n")
+	mcpfstest.WantError(t, write(t, c, p, "stale\n"), refusedChanged)
+	f.MustExist(t, "a.txt", "changed on disk\n")
 }
 
 func TestReadGuardOff(t *testing.T) {

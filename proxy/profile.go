@@ -216,9 +216,9 @@ var profiles = []*profile{
 		avoidReads:  "shell commands such as cat, head or sed",
 		avoidWrites: "apply_patch or shell commands",
 		// Its shell lists, finds, searches, moves and deletes files on
-		// disk as the other file tools would. Images: it has view_image,
-		// and it drops an MCP tool's image (README.md, "What the model
-		// sees"), so read_media_file stays out.
+		// disk as the other file tools would. Its view_image reads an image
+		// from disk as read_media_file would (codex-acp 0.16 passes an MCP
+		// image on too), so read_media_file stays out.
 		tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
 	},
 }

@@ -72,6 +72,32 @@ func TestRealAgentPrompts(t *testing.T) {
 	})
 }
 
+// TestRealAgentPromptsGemini runs gemini-cli behind the proxy, reading a
+// file through acpfs: the read asks the user nothing, as gemini's own
+// read_file does not (the proxy's policy file allows the reading tools).
+func TestRealAgentPromptsGemini(t *testing.T) {
+	nodeModules(t)
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "gemini-cli" })
+	a := agents[i]
+	readOnly := func(a agent, file string) modelserver.Script {
+		read := a.tool("read_text_file")
+		return func(r modelserver.Request) modelserver.Reply {
+			if slices.Contains(r.Tools, read) && len(r.Results) == 0 {
+				return modelserver.Reply{Call: &modelserver.Call{Name: read, Args: mustJSON(map[string]any{"path": file})}}
+			}
+			return modelserver.Reply{Text: "done"}
+		}
+	}
+	r := runAgent(t, a, runOptions{script: readOnly})
+	checkStopped(t, r)
+	if asked := permissionsAsked(r.ed); slices.ContainsFunc(asked, func(s string) bool { return strings.Contains(s, "read_text_file") }) {
+		t.Errorf("the editor was asked for permission to read: %v", asked)
+	}
+	if got := callResult(t, a, r, "read_text_file"); !strings.Contains(got, "unsaved") {
+		t.Errorf("the read gave the model %q, want the editor's buffer", got)
+	}
+}
+
 // setMode returns a beforePrompt that sets the session's mode.
 func setMode(mode string) func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {
 	return func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {

@@ -143,11 +143,15 @@ func npmVersion(v string) string {
 	return "0.0.0-dev-" + regexp.MustCompile(`[^0-9A-Za-z-]`).ReplaceAllString(v, "-")
 }
 
-// npmLicense is the "license" field of the packages: the LICENSE file when
-// the module has one, else UNLICENSED, npm's word for no license granted.
+// license is the SPDX identifier of the license in the LICENSE file, for
+// the packages' and manifests' "license" fields.
+const license = "MIT"
+
+// npmLicense is the "license" field of the packages: MIT when the module
+// has its LICENSE file, else UNLICENSED, npm's word for no license granted.
 func npmLicense(files []string) string {
 	if slices.Contains(files, "LICENSE") {
-		return "SEE LICENSE IN LICENSE"
+		return license
 	}
 	return "UNLICENSED"
 }

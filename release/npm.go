@@ -23,6 +23,7 @@ type npmInfo struct {
 	Version   string // semver, without a leading v
 	License   string // the package.json "license" field
 	Homepage  string
+	MCPName   string        // the server's name in the MCP Registry
 	Platforms []npmPlatform // for the launcher: every platform
 	npmPlatform
 }

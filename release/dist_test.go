@@ -354,7 +354,8 @@ func hostBinary(t *testing.T, dir string) string {
 
 // TestDistMCPBCLI checks every bundle with the pinned MCP Bundle CLI
 // (release/mcpb, installed by npm ci): mcpb validate of its manifest, mcpb
-// info, and mcpb unpack, after which each binary is there.
+// info, and mcpb unpack, after which each file is there, the binaries
+// executable.
 func TestDistMCPBCLI(t *testing.T) {
 	dir := fullRelease(t)
 	mcpb, err := filepath.Abs(filepath.Join("release", "mcpb", "node_modules", ".bin", "mcpb"))
@@ -380,9 +381,13 @@ func TestDistMCPBCLI(t *testing.T) {
 			t.Errorf("mcpb validate %s's manifest: %v\n%s", filepath.Base(b), err, out)
 		}
 		for name, f := range files {
-			data, err := os.ReadFile(filepath.Join(unpacked, filepath.FromSlash(name)))
+			p := filepath.Join(unpacked, filepath.FromSlash(name))
+			data, err := os.ReadFile(p)
 			if err != nil || !bytes.Equal(data, f.data) {
 				t.Errorf("mcpb unpack %s: %s: %v", filepath.Base(b), name, err)
+			}
+			if st, err := os.Stat(p); err == nil && f.mode&0o111 != 0 && st.Mode()&0o111 == 0 && runtime.GOOS != "windows" {
+				t.Errorf("mcpb unpack %s: %s is not executable (%v)", filepath.Base(b), name, st.Mode())
 			}
 		}
 	}

@@ -289,6 +289,9 @@ func TestDistVersions(t *testing.T) {
 		if p.License != "MIT" {
 			t.Errorf("%s: license %q", f, p.License)
 		}
+		if _, err := os.Stat(filepath.Join(filepath.Dir(f), "LICENSE")); err != nil {
+			t.Errorf("npm package %s has no LICENSE: %v", filepath.Base(filepath.Dir(f)), err)
+		}
 	}
 	var launcher struct{ MCPName string }
 	readJSON(t, filepath.Join(dir, "npm", "mcp-acpfs", "package.json"), &launcher)

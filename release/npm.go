@@ -59,12 +59,13 @@ func writeNPM(dir string, info npmInfo, files []string, picked []target, binarie
 	if err := render(filepath.Join(launcherDir, "package.json.tmpl"), filepath.Join(launcher, "package.json"), info); err != nil {
 		return err
 	}
+	// By destination: one source (LICENSE) goes into every package.
 	copies := map[string]string{
-		filepath.Join(launcherDir, "README.md"):           filepath.Join(launcher, "README.md"),
-		filepath.Join(launcherDir, "bin", "mcp-acpfs.js"): filepath.Join(launcher, "bin", "mcp-acpfs.js"),
+		filepath.Join(launcher, "README.md"):           filepath.Join(launcherDir, "README.md"),
+		filepath.Join(launcher, "bin", "mcp-acpfs.js"): filepath.Join(launcherDir, "bin", "mcp-acpfs.js"),
 	}
 	for _, f := range license {
-		copies[f] = filepath.Join(launcher, f)
+		copies[filepath.Join(launcher, f)] = f
 	}
 	for _, t := range picked {
 		p := info
@@ -75,12 +76,12 @@ func writeNPM(dir string, info npmInfo, files []string, picked []target, binarie
 				return err
 			}
 		}
-		copies[binaries[t]] = filepath.Join(pkg, "bin", t.exe())
+		copies[filepath.Join(pkg, "bin", t.exe())] = binaries[t]
 		for _, f := range license {
-			copies[f] = filepath.Join(pkg, f)
+			copies[filepath.Join(pkg, f)] = f
 		}
 	}
-	for from, to := range copies {
+	for to, from := range copies {
 		if err := copyFile(from, to); err != nil {
 			return err
 		}

@@ -1,9 +1,13 @@
 // Command release builds the release of mcp-acpfs.
 //
 // It writes an archive per platform (.tar.gz; .zip for Windows) holding the
-// binary, README.md and LICENSE (when present), a SHA256SUMS file, and the
-// npm packages, ready to publish (a launcher, mcp-acpfs, and one package
-// per platform). Run it from the root of the module:
+// binary, README.md and LICENSE (when present); the MCP Bundles (.mcpb) for
+// Claude Desktop: a universal one (macOS universal, Windows x64, Linux x64)
+// and one per platform; a SHA256SUMS file of these; the MCP Registry's
+// server.json; the Homebrew formula, the Scoop manifest and the winget
+// manifests (when every platform is built); and the npm packages, ready
+// to publish (a launcher, mcp-acpfs, and one package per platform). The
+// same commit gives the same bytes. Run it from the root of the module:
 //
 //	go run ./release [-o dist] [-targets linux/amd64,...] [VERSION]
 //

@@ -23,6 +23,7 @@ type npmInfo struct {
 	Version   string // semver, without a leading v
 	License   string // the package.json "license" field
 	Homepage  string
+	MCPName   string        // the server's name in the MCP Registry
 	Platforms []npmPlatform // for the launcher: every platform
 	npmPlatform
 }
@@ -58,12 +59,13 @@ func writeNPM(dir string, info npmInfo, files []string, picked []target, binarie
 	if err := render(filepath.Join(launcherDir, "package.json.tmpl"), filepath.Join(launcher, "package.json"), info); err != nil {
 		return err
 	}
+	// By destination: one source (LICENSE) goes into every package.
 	copies := map[string]string{
-		filepath.Join(launcherDir, "README.md"):           filepath.Join(launcher, "README.md"),
-		filepath.Join(launcherDir, "bin", "mcp-acpfs.js"): filepath.Join(launcher, "bin", "mcp-acpfs.js"),
+		filepath.Join(launcher, "README.md"):           filepath.Join(launcherDir, "README.md"),
+		filepath.Join(launcher, "bin", "mcp-acpfs.js"): filepath.Join(launcherDir, "bin", "mcp-acpfs.js"),
 	}
 	for _, f := range license {
-		copies[f] = filepath.Join(launcher, f)
+		copies[filepath.Join(launcher, f)] = f
 	}
 	for _, t := range picked {
 		p := info
@@ -74,12 +76,12 @@ func writeNPM(dir string, info npmInfo, files []string, picked []target, binarie
 				return err
 			}
 		}
-		copies[binaries[t]] = filepath.Join(pkg, "bin", t.exe())
+		copies[filepath.Join(pkg, "bin", t.exe())] = binaries[t]
 		for _, f := range license {
-			copies[f] = filepath.Join(pkg, f)
+			copies[filepath.Join(pkg, f)] = f
 		}
 	}
-	for from, to := range copies {
+	for to, from := range copies {
 		if err := copyFile(from, to); err != nil {
 			return err
 		}
@@ -143,11 +145,15 @@ func npmVersion(v string) string {
 	return "0.0.0-dev-" + regexp.MustCompile(`[^0-9A-Za-z-]`).ReplaceAllString(v, "-")
 }
 
-// npmLicense is the "license" field of the packages: the LICENSE file when
-// the module has one, else UNLICENSED, npm's word for no license granted.
+// license is the SPDX identifier of the license in the LICENSE file, for
+// the packages' and manifests' "license" fields.
+const license = "MIT"
+
+// npmLicense is the "license" field of the packages: MIT when the module
+// has its LICENSE file, else UNLICENSED, npm's word for no license granted.
 func npmLicense(files []string) string {
 	if slices.Contains(files, "LICENSE") {
-		return "SEE LICENSE IN LICENSE"
+		return license
 	}
 	return "UNLICENSED"
 }

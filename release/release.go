@@ -124,13 +124,59 @@ func run(ctx context.Context, opts options) error {
 		}
 		archives = append(archives, name)
 	}
+	homepage := "https://" + module
+	semver := npmVersion(version)
+
+	// The MCP Bundles: a macOS universal binary, made here, in each that
+	// has macOS.
+	fat := ""
+	darwinARM, darwinAMD := binaries[target{"darwin", "arm64", "darwin", "arm64"}], binaries[target{"darwin", "amd64", "darwin", "x64"}]
+	if darwinARM != "" && darwinAMD != "" {
+		fat = filepath.Join(build, "darwin_universal", "mcp-acpfs")
+		if err := os.MkdirAll(filepath.Dir(fat), 0o755); err != nil {
+			return err
+		}
+		if err := writeFat(fat, darwinAMD, darwinARM); err != nil {
+			return err
+		}
+	}
+	tools, err := toolList()
+	if err != nil {
+		return fmt.Errorf("listing the tools for the bundles: %w", err)
+	}
+	bs := bundles(bundleMeta{version: semver, homepage: homepage, tools: tools}, version, picked, binaries, fat)
+	for _, b := range bs {
+		slog.Info("writing bundle", "file", b.file)
+		if err := b.write(a, opts.out); err != nil {
+			return fmt.Errorf("writing %s: %w", b.file, err)
+		}
+		archives = append(archives, b.file)
+	}
+
 	if err := writeSums(opts.out, archives); err != nil {
 		return err
 	}
+	sums, err := readSums(filepath.Join(opts.out, "SHA256SUMS"))
+	if err != nil {
+		return err
+	}
+	rel := release{tag: version, semver: semver, homepage: homepage, date: a.mtime, sums: sums}
+	universal := universalBundle(bs)
+	if err := writeServerJSON(opts.out, rel, universal, sums[universal]); err != nil {
+		return err
+	}
+	if len(picked) == len(targets) {
+		if err := writePackaging(opts.out, rel); err != nil {
+			return err
+		}
+	} else {
+		slog.Info("not every target built: no Homebrew, Scoop or winget files")
+	}
 	if err := writeNPM(filepath.Join(opts.out, "npm"), npmInfo{
-		Version:  npmVersion(version),
+		Version:  semver,
 		License:  npmLicense(a.files),
-		Homepage: "https://" + module,
+		Homepage: homepage,
+		MCPName:  mcpName,
 	}, a.files, picked, binaries); err != nil {
 		return err
 	}

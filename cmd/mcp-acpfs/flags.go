@@ -38,6 +38,31 @@ func parse(fs *flag.FlagSet, args []string, e *env, c *command) (code int, ok bo
 	return exitUsage, false
 }
 
+// parseInterleaved parses args for c like [parse], but lets flags and
+// operands mix: Go's flag package stops at the first operand, so the rest
+// is parsed again after each one, and "serve DIR --read-only" reads the
+// flag rather than taking it for a second DIR. operand receives each
+// operand in the order given; after "--" every item is an operand.
+func parseInterleaved(fs *flag.FlagSet, args []string, e *env, c *command, operand func(string)) (code int, ok bool) {
+	for {
+		if code, ok := parse(fs, args, e, c); !ok {
+			return code, false
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return exitOK, true
+		}
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			for _, a := range rest {
+				operand(a)
+			}
+			return exitOK, true
+		}
+		operand(rest[0])
+		args = rest[1:]
+	}
+}
+
 // usageLine prints the first line of c's usage and where to find the rest.
 func usageLine(w io.Writer, c *command) {
 	var b strings.Builder

@@ -4,7 +4,7 @@
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
 //	                [--allow-hard-links] [--no-fsync] [--http ADDR]
-//	                [--http-no-auth] [--log-level LEVEL]
+//	                [--http-no-auth] [--log-level LEVEL] [DIR...]
 //	mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME]
 //	                [--read-only] [--max-file-size N] [--allow-hard-links]
 //	                [--no-fsync] [--editor-timeout D] [--trace FILE]

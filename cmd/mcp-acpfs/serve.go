@@ -26,7 +26,7 @@ var serveCmd = &command{
 	name:    "serve",
 	summary: "serve text files over MCP (stdio, or Streamable HTTP on loopback)",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--http ADDR] [--http-no-auth] [--log-level LEVEL]
+		fmt.Fprint(w, `usage: mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--http ADDR] [--http-no-auth] [--log-level LEVEL] [DIR...]
 
 serve is an MCP server of file tools on local disk: read_text_file,
 write_text_file, edit_text_file, read_media_file, get_file_info,
@@ -35,12 +35,16 @@ delete_file, and the files themselves as file:// resources.
 It speaks MCP on standard input and output, and logs on standard error.
 It ends when standard input ends, or on SIGINT or SIGTERM.
 
+The tools may use the files under each DIR, or --root DIR, which is the
+same; the default is the current directory. The roots are taken in the
+order given, whether as DIR or as --root, and relative paths given to the
+tools resolve against the first. Flags may come before, between or after
+the DIRs; a DIR whose name starts with "-" goes after "--".
+
 Flags:
 
   --root DIR
 	a directory whose files the tools may use; repeat it for more.
-	The default is the current directory. Relative paths given to the
-	tools resolve against the first root.
   --read-only
 	leave out the tools that change files: write_text_file,
 	edit_text_file, create_directory, move_file and delete_file.
@@ -116,16 +120,33 @@ func (cfg *serveConfig) diskOptions() fsruntime.DiskOptions {
 	}
 }
 
-func runServe(ctx context.Context, c *command, args []string, e *env) int {
-	var cfg serveConfig
-	fs := serveFlags(&cfg, e)
-	if code, ok := parse(fs, args, e, c); !ok {
-		return code
+// parseServe parses the command line of serve c. ok is false when serve
+// must not go on; code is then its exit code.
+func parseServe(c *command, args []string, e *env) (cfg *serveConfig, code int, ok bool) {
+	cfg = new(serveConfig)
+	fs := serveFlags(cfg, e)
+	// A DIR operand is a --root, in its place among them.
+	var badDir bool
+	code, ok = parseInterleaved(fs, args, e, c, func(dir string) {
+		if err := cfg.roots.Set(dir); err != nil && !badDir {
+			badDir = true
+			fmt.Fprintf(e.stderr, "mcp-acpfs serve: DIR %q: %v\n", dir, err)
+		}
+	})
+	if !ok {
+		return nil, code, false
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "mcp-acpfs serve: unexpected argument %q\n", fs.Arg(0))
+	if badDir {
 		usageLine(e.stderr, c)
-		return exitUsage
+		return nil, exitUsage, false
+	}
+	return cfg, exitOK, true
+}
+
+func runServe(ctx context.Context, c *command, args []string, e *env) int {
+	cfg, code, ok := parseServe(c, args, e)
+	if !ok {
+		return code
 	}
 	if cfg.httpAddr != "" {
 		if err := loopback.CheckLoopbackAddr(cfg.httpAddr); err != nil {
@@ -164,7 +185,7 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	logger.Debug("serving", "roots", disk.Roots(), "read_only", cfg.readOnly, "max_file_size", disk.MaxFileSize(), "fsync", !cfg.noSync)
 
 	if cfg.httpAddr != "" {
-		err = serveHTTP(ctx, srv, &cfg, e, mcpfs.TransportOptions(files, logger))
+		err = serveHTTP(ctx, srv, cfg, e, mcpfs.TransportOptions(files, logger))
 	} else {
 		err = mcptransport.ServeStdio(ctx, srv, e.stdin, e.stdout, mcpfs.TransportOptions(files, logger))
 	}

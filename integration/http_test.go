@@ -127,16 +127,21 @@ func (s *httpServer) wantStatus(t *testing.T, want int, headers map[string]strin
 }
 
 // useFiles reads, writes and reads back through c, and checks a refusal.
-func useFiles(t *testing.T, c *client.Client, tr tree) {
+//
+// It writes a file of its own, named, so that clients of one server
+// (whose stateless calls share one read guard) do not overwrite each
+// other's.
+func useFiles(t *testing.T, c *client.Client, tr tree, name string) {
 	t.Helper()
+	rel := "http/" + name + ".txt"
 	checkTools(t, c, tr.root, allTools...)
 	if got := mustSucceed(t, c, readTool, map[string]any{"path": "hello.txt", "line": 2}); got != "beta\r\ngamma\n" {
 		t.Errorf("read %q", got)
 	}
 	const content = "over http\r\n✓\n"
-	mustSucceed(t, c, writeTool, map[string]any{"path": "http/new.txt", "content": content})
-	wantFile(t, filepath.Join(tr.root, "http", "new.txt"), content)
-	if got := mustSucceed(t, c, readTool, map[string]any{"path": "http/new.txt"}); got != content {
+	mustSucceed(t, c, writeTool, map[string]any{"path": rel, "content": content})
+	wantFile(t, filepath.Join(tr.root, filepath.FromSlash(rel)), content)
+	if got := mustSucceed(t, c, readTool, map[string]any{"path": rel}); got != content {
 		t.Errorf("read back %q, want %q", got, content)
 	}
 	mustFail(t, c, readTool, map[string]any{"path": "missing.txt"}, filepath.Join(tr.root, "missing.txt"), notExist)
@@ -162,7 +167,7 @@ func TestHTTP(t *testing.T) {
 	for _, era := range eras {
 		t.Run("Client/"+era.name, func(t *testing.T) {
 			c := s.connectHTTP(t, era.version, bearer(token))
-			useFiles(t, c, tr)
+			useFiles(t, c, tr, "new-"+era.name)
 		})
 	}
 	t.Run("ClientWrongToken", func(t *testing.T) {
@@ -245,7 +250,7 @@ func TestHTTPGeneratedToken(t *testing.T) {
 		t.Errorf("generated token %q is short", token)
 	}
 	c := s.connectHTTP(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, bearer(token))
-	useFiles(t, c, tr)
+	useFiles(t, c, tr, "new-1")
 	s.wantStatus(t, http.StatusUnauthorized, nil)
 	s.wantStatus(t, http.StatusForbidden, map[string]string{"Authorization": "Bearer " + token, "Origin": "https://evil.example"})
 	c.Close()
@@ -262,7 +267,7 @@ func TestHTTPNoAuth(t *testing.T) {
 		t.Errorf("the URL line names a token with --http-no-auth: %s", s.line)
 	}
 	c := s.connectHTTP(t, mcp.LATEST_LEGACY_PROTOCOL_VERSION, nil)
-	useFiles(t, c, tr)
+	useFiles(t, c, tr, "new-2")
 	s.wantStatus(t, http.StatusOK, nil)
 	s.wantStatus(t, http.StatusForbidden, map[string]string{"Host": "evil.example"})
 	s.wantStatus(t, http.StatusForbidden, map[string]string{"Origin": "https://evil.example"})

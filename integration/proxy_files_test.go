@@ -116,10 +116,7 @@ func testEditorBuffers(t *testing.T, mode agentMode, agentFlags []string) {
 			writes++
 		}
 	}
-	wantReads := 7
-	if slices.Contains(agentFlags, "-legacy-mcp") {
-		wantReads += 2 // the read guard reads each file a session writes first; a stateless call is not guarded
-	}
+	wantReads := 7 + 2 // the read guard reads each file a session writes first
 	if reads != wantReads || writes != 2 {
 		t.Errorf("the editor received %d reads and %d writes, want %d and 2: %+v", reads, writes, wantReads, reqs)
 	}

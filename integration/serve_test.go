@@ -1398,7 +1398,6 @@ func TestBadCommandLine(t *testing.T) {
 		{[]string{"serve", "--max-file-size", "-1"}, []string{"max-file-size", "usage: mcp-acpfs serve"}},
 		{[]string{"serve", "--log-level", "loud"}, []string{"log-level", "usage: mcp-acpfs serve"}},
 		{[]string{"serve", "--root"}, []string{"root", "usage: mcp-acpfs serve"}},
-		{[]string{"serve", "extra"}, []string{"extra", "usage: mcp-acpfs serve"}},
 		{[]string{"serve", "--http-no-auth"}, []string{"--http"}},
 		{[]string{"serve", "--http", "0.0.0.0:0"}, []string{"0.0.0.0:0", "loopback"}},
 		{[]string{"serve", "--http", ":0"}, []string{":0"}},

@@ -138,7 +138,10 @@ class Run {
     this.editorWire = path.join(this.dir, "editor-wire.jsonl");
     this.agentWire = path.join(this.dir, "agent-wire.jsonl");
     this.trace = path.join(this.dir, "trace.jsonl");
-    this.child = spawn(bin, ["proxy", "--structured-content", "--page-size", "0", "--trace", this.trace, "--log-level", "debug", ...flags, "--", process.execPath, ...agent], {
+    // The results a program reads (structured, whole files), and no read
+    // guard: the scenarios write files they never read (the guard has tests
+    // of its own).
+    this.child = spawn(bin, ["proxy", "--structured-content", "--page-size", "0", "--no-read-guard", "--trace", this.trace, "--log-level", "debug", ...flags, "--", process.execPath, ...agent], {
       cwd: this.dir,
       stdio: ["pipe", "pipe", "pipe"],
     });

@@ -34,10 +34,12 @@ type hostView struct {
 	// that a new version that mends it is noticed.
 	image bool
 	// stateless says that the agent's MCP client speaks the stateless
-	// protocol (2026-07-28: server/discover, no initialize, no
-	// session), under which mcp-acpfs keeps no ledger of reads: its read
-	// guard does not apply.
+	// protocol (2026-07-28: server/discover, no initialize, no session):
+	// its calls share the server's sessionless ledger.
 	stateless bool
+	// readsAsk says that the agent asks the user before the file tools'
+	// reads, which no profile has turned off yet.
+	readsAsk bool
 	// codexJSON says that the agent gives the model an MCP result of
 	// text only as the JSON of its content array, after a line with the
 	// call's wall time (codex).
@@ -54,12 +56,13 @@ var hostViews = map[string]hostView{
 	"gemini-cli": {page: 48 << 10, image: true},
 	"opencode":   {page: 40 << 10, image: true},
 	// Copilot CLI 1.0.102 with its own-key Chat Completions provider
-	// gives its model no MCP image. Its MCP client is stateless: a
-	// blind and a stale write both went through to the editor
-	// (measured 2026-11-28, with the ledger branch merged). Its page,
-	// Copilot's, is also the default for a client not known.
-	"copilot":   {page: 12 << 10, image: false, stateless: true},
-	"qwen-code": {page: 48 << 10, image: true},
+	// gives its model no MCP image. Its MCP client is stateless (its
+	// blind and stale writes went through until the sessionless calls
+	// got a ledger). Its page, Copilot's, is also the default for a
+	// client not known. It asks nothing for a readOnlyHint tool.
+	"copilot": {page: 12 << 10, image: false, stateless: true},
+	// Qwen Code asks before every MCP call.
+	"qwen-code": {page: 48 << 10, image: true, readsAsk: true},
 }
 
 // The files of the model-view run, beside fileName.
@@ -211,8 +214,20 @@ func TestModelView(t *testing.T) {
 			})
 			checkStopped(t, r)
 			checkHTTPServer(t, a, r)
-			t.Logf("%s: the editor was asked %d session/request_permission", a.name,
-				len(r.ed.Requests("session/request_permission")))
+			asked := permissionsAsked(r.ed)
+			t.Logf("%s: the editor was asked to allow %q", a.name, asked)
+			// A request for a read names the tool in its title, or, as
+			// Qwen's do, gives the arguments there: the files only read.
+			if reads := slices.DeleteFunc(asked, func(s string) bool {
+				for _, w := range []string{"read_text_file", "read_media_file", smallName, mediaName, bigName} {
+					if strings.Contains(s, w) {
+						return false
+					}
+				}
+				return true
+			}); len(reads) > 0 != view.readsAsk {
+				t.Errorf("%s: the editor was asked to allow the reads %q; want asks %v, as its own reads", a.name, reads, view.readsAsk)
+			}
 			last := lastTurn(t, r)
 			checkSmallRead(t, a, view, m, last)
 			if slices.Contains(last.Tools, a.tool("read_media_file")) {

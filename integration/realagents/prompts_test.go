@@ -72,6 +72,27 @@ func TestRealAgentPrompts(t *testing.T) {
 	})
 }
 
+// TestRealAgentPromptsCodex runs codex-acp behind the proxy, reading and
+// then editing a file: the read asks nothing (readOnlyHint) and the edit
+// asks. codex-acp 0.16's permission request carries content of its own (a
+// text naming the tool and its arguments), so the proxy adds no diff to
+// it, and it reports the call's start as it runs it, when a read of the
+// file may already see the edit: no diff is checked.
+func TestRealAgentPromptsCodex(t *testing.T) {
+	nodeModules(t)
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "codex-acp" })
+	r := runAgent(t, agents[i], runOptions{script: promptScript})
+	checkStopped(t, r)
+	asked := permissionsAsked(r.ed)
+	if slices.ContainsFunc(asked, func(s string) bool { return strings.Contains(s, "read_text_file") }) {
+		t.Errorf("the editor was asked for permission to read: %v", asked)
+	}
+	if len(asked) == 0 {
+		t.Fatalf("the editor was not asked for permission to edit: %v", asked)
+	}
+	checkEdited(t, r)
+}
+
 // TestRealAgentPromptsGemini runs gemini-cli behind the proxy, reading a
 // file through acpfs: the read asks the user nothing, as gemini's own
 // read_file does not (the proxy's policy file allows the reading tools).

@@ -227,6 +227,36 @@ var profiles = []*profile{
 // takes the standard systemPrompt, if it advertises it.
 var unknownAgent = &profile{name: "unknown", toolRef: "%[2]s"}
 
+// ProfileNames are the names of the agents' profiles, as --agent-profile
+// takes them.
+func ProfileNames() []string {
+	names := make([]string, len(profiles))
+	for i, p := range profiles {
+		names[i] = p.name
+	}
+	return names
+}
+
+// CheckAgentProfile reports a value of [ProxyOptions.AgentProfile] that
+// names no profile.
+func CheckAgentProfile(name string) error {
+	switch {
+	case name == "" || name == "auto" || name == "none" || profileNamed(name) != nil:
+		return nil
+	}
+	return fmt.Errorf("unknown agent profile %q: want auto, none or one of %s", name, strings.Join(ProfileNames(), ", "))
+}
+
+// profileNamed returns the profile called name, or nil.
+func profileNamed(name string) *profile {
+	for _, p := range profiles {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
 // profileByName returns the profile of the agent whose agentInfo.name is
 // name, or nil.
 func profileByName(name string) *profile {

@@ -55,6 +55,11 @@ type ProxyOptions struct {
 	// tools in the sessions whose files go through the editor (see
 	// [AgentToolsAuto]).
 	AgentTools AgentTools
+	// AgentProfile names the profile to apply (see [ProfileNames]),
+	// whatever the agent's command line and agentInfo say, for an agent
+	// started through a wrapper script; "none" applies none, and "" or
+	// "auto" recognises the agent.
+	AgentProfile string
 	// MCPTransport is how the agent reaches the sessions' MCP servers:
 	// auto (the zero value) takes acp, then http, then stdio, as the
 	// agent advertised them; any other must be advertised, or the
@@ -71,6 +76,9 @@ type ProxyOptions struct {
 // an error. The exit code is 0 when the editor closed the stream, 1 when
 // ctx ended, and otherwise the agent's (non-zero when it exited first).
 func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opts ProxyOptions) (int, error) {
+	if err := CheckAgentProfile(opts.AgentProfile); err != nil {
+		return 1, err
+	}
 	log := opts.Bridge.Logger
 	if log == nil {
 		log = slog.Default()

@@ -20,7 +20,8 @@ type steer struct {
 	server    string // the MCP server's name, as the model sees it
 	policy    capabilities.Policy
 	readOnly  bool
-	byCommand *profile // recognised from the command line; nil if not
+	byCommand *profile // recognised from the command line, or forced; nil if not
+	forced    bool     // --agent-profile chose the profile (or none): agentInfo changes nothing
 	log       *slog.Logger
 
 	mu       sync.Mutex
@@ -36,14 +37,27 @@ func newSteer(opts ProxyOptions, argv []string) *steer {
 		name = "acpfs"
 	}
 	p := profileByCommand(argv)
+	forced := false
+	switch opts.AgentProfile {
+	case "", "auto":
+	case "none":
+		p, forced = nil, true
+	default:
+		p, forced = profileNamed(opts.AgentProfile), true
+	}
+	log := opts.Bridge.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	return &steer{
 		mode:      opts.AgentTools,
 		server:    name,
 		policy:    opts.Bridge.Policy,
 		readOnly:  opts.Bridge.ReadOnly,
 		byCommand: p,
+		forced:    forced,
 		agent:     p,
-		log:       opts.Bridge.Logger,
+		log:       log,
 	}
 }
 
@@ -70,9 +84,22 @@ func (s *steer) agentInitialized(result json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.standard = strings.HasPrefix(sp, "{")
-	if p := profileByName(res.AgentInfo.Name); p != nil {
-		s.agent = p
-	} else if res.AgentInfo.Name != "" {
+	named := profileByName(res.AgentInfo.Name)
+	switch {
+	case s.forced:
+		// --agent-profile said which.
+	case named != nil:
+		s.agent = named
+		if named.launch != launchNone && s.byCommand != named && s.mode == AgentToolsAuto &&
+			coverageOf(s.client, s.policy, s.readOnly)&(coverReads|coverWrites) != 0 {
+			// Its command line did not say so (a wrapper script, say),
+			// and it has already started without those settings.
+			s.log.Warn("the agent names itself "+res.AgentInfo.Name+", whose profile puts settings on its command line, "+
+				"but its command line was not recognised, so they were not applied; "+
+				"run the proxy with --agent-profile "+named.name+" to apply them",
+				"agentInfo", res.AgentInfo.Name, "profile", named.name)
+		}
+	case res.AgentInfo.Name != "":
 		s.agent = nil // it said who it is, and it is none of ours
 	}
 	agent := "unknown"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
@@ -19,7 +20,7 @@ var proxyCmd = &command{
 	name:    "proxy",
 	summary: "run an ACP agent and give each of its sessions the editor's files over MCP",
 	usage: func(w io.Writer) {
-		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--editor-timeout D] [--agent-tools auto|keep] [--mcp-transport auto|acp|http|stdio] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
+		fmt.Fprint(w, `usage: mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME] [--read-only] [--max-file-size N] [--allow-hard-links] [--no-fsync] [--page-size N] [--line-numbers auto|on|off] [--no-read-guard] [--structured-content] [--editor-timeout D] [--agent-tools auto|keep] [--agent-profile NAME|auto|none] [--mcp-transport auto|acp|http|stdio] [--trace FILE] [--log-level LEVEL] -- AGENT [ARGS...]
 
 proxy is what an editor launches as its ACP agent. It starts AGENT as its
 child, forwards every ACP message between the two, and adds an MCP server
@@ -115,6 +116,15 @@ Flags:
 	instruction there instead. Other agents, and sessions on the disk
 	route, are left as they are, with every file tool. keep changes
 	nothing, and offers every file tool.
+  --agent-profile NAME|auto|none
+	which profile to apply: auto (the default) knows the agent by its
+	agentInfo at initialize, or by its command line, which is how the
+	settings that go on it are decided; NAME (claude-agent-acp,
+	gemini-cli or codex-acp) applies that profile to an agent started
+	through a wrapper script; none applies none. When an agent names
+	itself at initialize as one whose profile has command-line settings
+	that its command line did not let the proxy apply, the proxy says so
+	on stderr, with this flag.
   --mcp-transport auto|acp|http|stdio
 	how the agent reaches the sessions' MCP server. auto (the default)
 	takes acp (MCP over ACP, mcpCapabilities.acp), then http
@@ -149,6 +159,7 @@ type proxyConfig struct {
 	tracePath   string
 	level       levelFlag
 	agentTools  proxy.AgentTools
+	profile     string
 	transport   capabilities.Transport
 	tools       mcpfs.ToolOptions
 }
@@ -166,6 +177,13 @@ func proxyFlags(cfg *proxyConfig, e *env) *flag.FlagSet {
 	toolFlags(fs, &cfg.tools)
 	fs.DurationVar(&cfg.edTimeout, "editor-timeout", bridge.DefaultEditorTimeout, "how long to wait for the editor's answer to an fs request; 0 means no limit")
 	fs.TextVar(&cfg.agentTools, "agent-tools", proxy.AgentToolsAuto, "auto or keep")
+	fs.Func("agent-profile", "the profile to apply: auto, none, or "+strings.Join(proxy.ProfileNames(), ", "), func(v string) error {
+		if err := proxy.CheckAgentProfile(v); err != nil {
+			return err
+		}
+		cfg.profile = v
+		return nil
+	})
 	fs.TextVar(&cfg.transport, "mcp-transport", capabilities.TransportAuto, "auto, acp, http or stdio")
 	fs.StringVar(&cfg.tracePath, "trace", "", "append every message to this file")
 	fs.Var(&cfg.level, "log-level", "debug, info, warn or error")
@@ -231,6 +249,7 @@ func runProxy(ctx context.Context, c *command, args []string, e *env) int {
 		Trace:        trace,
 		AgentStderr:  e.stderr,
 		AgentTools:   cfg.agentTools,
+		AgentProfile: cfg.profile,
 		MCPTransport: cfg.transport,
 	})
 	if err != nil {

@@ -76,3 +76,22 @@ func TestMCPTransportFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentProfileFlag: --agent-profile takes auto, none or a profile's
+// name (for ProxyOptions.AgentProfile); anything else is a usage error naming them.
+func TestAgentProfileFlag(t *testing.T) {
+	e := &env{stderr: io.Discard, getenv: func(string) string { return "" }}
+	for _, v := range []string{"auto", "none", "gemini-cli", "codex-acp", "claude-agent-acp"} {
+		var cfg proxyConfig
+		if err := proxyFlags(&cfg, e).Parse([]string{"--agent-profile", v, "--", "agent"}); err != nil {
+			t.Fatalf("%s: %v", v, err)
+		}
+		if cfg.profile != v {
+			t.Errorf("--agent-profile %s: %q", v, cfg.profile)
+		}
+	}
+	r := runWith(t, nil, "proxy", "--agent-profile", "gemini", "--", "agent")
+	if r.code != exitUsage || !strings.Contains(r.stderr, `unknown agent profile "gemini": want auto, none or one of claude-agent-acp, gemini-cli, codex-acp`) {
+		t.Errorf("--agent-profile gemini: code %d, stderr %q", r.code, r.stderr)
+	}
+}

@@ -121,7 +121,8 @@ Flags:
 	agentInfo at initialize, or by its command line, which is how the
 	settings that go on it are decided; NAME (claude-agent-acp,
 	gemini-cli or codex-acp) applies that profile to an agent started
-	through a wrapper script; none applies none. When an agent names
+	through a wrapper script, which must pass its arguments on to the
+	agent ("$@"); none applies none. When an agent names
 	itself at initialize as one whose profile has command-line settings
 	that its command line did not let the proxy apply, the proxy says so
 	on stderr, with this flag.

@@ -119,6 +119,36 @@ func TestRealAgentPromptsGemini(t *testing.T) {
 	}
 }
 
+// TestRealAgentWrapped runs gemini-cli through a wrapper script whose
+// command line says nothing of gemini: without --agent-profile its
+// read_file stays and the proxy says so, naming the flag; with
+// --agent-profile gemini-cli it goes, as for gemini run directly.
+func TestRealAgentWrapped(t *testing.T) {
+	nodeModules(t)
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "gemini-cli" })
+	a := agents[i]
+	for _, tc := range []struct {
+		flags    []string
+		readFile bool
+	}{
+		{nil, true},
+		{[]string{"--agent-profile", "gemini-cli"}, false},
+	} {
+		t.Run(strings.Join(append([]string{"flags"}, tc.flags...), " "), func(t *testing.T) {
+			t.Parallel()
+			r := runAgent(t, a, runOptions{wrapped: true, proxyFlags: tc.flags})
+			checkStopped(t, r)
+			first := firstTurn(t, r)
+			if got := slices.Contains(first.Tools, "read_file"); got != tc.readFile {
+				t.Errorf("the model is offered read_file: %v, want %v", got, tc.readFile)
+			}
+			if warned := strings.Contains(r.stderr, "--agent-profile gemini-cli"); warned != tc.readFile {
+				t.Errorf("the proxy named --agent-profile gemini-cli on stderr: %v, want %v", warned, tc.readFile)
+			}
+		})
+	}
+}
+
 // setMode returns a beforePrompt that sets the session's mode.
 func setMode(mode string) func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {
 	return func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string) {

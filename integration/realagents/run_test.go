@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -71,6 +72,10 @@ type runOptions struct {
 	// beforePrompt, if not nil, runs between session/new (whose id is
 	// sid) and the prompt.
 	beforePrompt func(ctx context.Context, t *testing.T, ed *fakeeditor.Editor, sid string)
+	// wrapped starts the agent through a shell script of its own, whose
+	// name and command line say nothing of the agent, as users wrap an
+	// agent to set its environment; it passes its arguments on.
+	wrapped bool
 }
 
 // A run is what one agent run left to check.
@@ -107,6 +112,18 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 	t.Cleanup(r.model.Close)
 
 	argv, extra := a.command(t, nm, r.model.URL, home)
+	if o.wrapped {
+		script := filepath.Join(t.TempDir(), "my-agent.sh")
+		var quoted []string
+		for _, arg := range argv {
+			quoted = append(quoted, "'"+strings.ReplaceAll(arg, "'", `'\''`)+"'")
+		}
+		writeFile(t, script, "#!/bin/sh\nexec "+strings.Join(quoted, " ")+` "$@"`+"\n")
+		if err := os.Chmod(script, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		argv = []string{script}
+	}
 	if !o.direct {
 		args := append([]string{"proxy", "--log-level", "debug"}, o.proxyFlags...)
 		if o.trace {

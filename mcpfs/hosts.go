@@ -64,26 +64,26 @@ func hostOf(ctx context.Context) host {
 	return host{}
 }
 
-// page returns the page size of a read for the client of ctx: the
+// page returns the page size of a read for the client host h: the
 // configured one, or the host's; <= 0 means no page.
-func (b *binding) page(ctx context.Context) int {
+func (b *binding) page(h host) int {
 	if b.tools.PageSize != 0 {
 		return b.tools.PageSize
 	}
-	if h := hostOf(ctx); h.page > 0 {
+	if h.page > 0 {
 		return h.page
 	}
 	return DefaultPageSize
 }
 
-// numbered says whether a read numbers its lines when the call does not
-// say.
-func (b *binding) numbered(ctx context.Context) bool {
+// numbered says whether a read for the client host h numbers its lines
+// when the call does not say.
+func (b *binding) numbered(h host) bool {
 	switch b.tools.LineNumbers {
 	case ToggleOn:
 		return true
 	case ToggleOff:
 		return false
 	}
-	return hostOf(ctx).numbers
+	return h.numbers
 }

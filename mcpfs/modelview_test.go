@@ -210,6 +210,20 @@ func TestReadOverTheSizeLimit(t *testing.T) {
 	if !strings.HasPrefix(got[0], "line 1 ") || len(got) != 2 || !strings.HasPrefix(got[1], "[lines 1–") || !strings.Contains(got[1], "; continue with line=") {
 		t.Errorf("got %d bytes and %q, want a page and the way on", len(got[0]), got[1:])
 	}
+	// A range that ends with the file has no way on, though its total is
+	// not known.
+	got = texts(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "big.txt", "line": 451, "limit": 50}))
+	if !strings.HasPrefix(got[0], "line 451 ") || len(got) != 2 || got[1] != "[lines 451–500]" {
+		t.Errorf("the last 50 lines: %.20q… and %q, want them and no way on", got[0], got[1:])
+	}
+	got = texts(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "big.txt", "line": 481}))
+	if !strings.HasPrefix(got[0], "line 481 ") || strings.Count(got[0], "\n") != 20 || len(got) != 2 || got[1] != "[lines 481–500]" {
+		t.Errorf("a page from line 481: %d lines and %q, want the 20 to the end and no way on", strings.Count(got[0], "\n"), got[1:])
+	}
+	got = texts(t, mcpfstest.Call(t, c, mcpfs.ReadTextFile, map[string]any{"path": "big.txt", "line": 401, "limit": 50}))
+	if len(got) != 2 || got[1] != "[lines 401–450; continue with line=451]" {
+		t.Errorf("50 lines in the middle: %q, want the way on", got[1:])
+	}
 }
 
 // TestReadLineNumbers checks numbered reads, and that an edit takes text
@@ -241,13 +255,51 @@ func TestReadEmptyFile(t *testing.T) {
 }
 
 // TestToolOptionsOnly checks that Only leaves the other tools out, of the
-// list and of the instructions, and that a name that is no tool fails.
+// list and of the instructions, and that a name that is no tool fails; and
+// that the instructions speak of the read guard only while it is on.
 func TestToolOptionsOnly(t *testing.T) {
 	only := []string{mcpfs.ReadTextFile, mcpfs.EditTextFile}
 	c, _ := modelServer(t, mcpfs.ToolOptions{Only: only}, "some-client", mcpfstest.TestMaxFileSize)
 	tools := mcpfstest.Tools(t, c)
 	if len(tools) != 2 || tools[mcpfs.ReadTextFile].Name == "" || tools[mcpfs.EditTextFile].Name == "" {
 		t.Errorf("tools %v, want %v", tools, only)
+	}
+	for _, tc := range []struct {
+		opts        mcpfs.ToolOptions
+		want, never []string
+	}{
+		{mcpfs.ToolOptions{Only: only}, []string{"read_text_file", "edit_text_file", "Both refuse"}, []string{"glob", "move_file"}},
+		{mcpfs.ToolOptions{NoReadGuard: true}, []string{"glob", "move_file"}, []string{"Both refuse"}},
+	} {
+		f := mcpfstest.NewFixture(t, false)
+		srv, err := mcpfs.NewServer(f.Files, mcpfs.Options{Tools: tc.opts})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.NewInProcessClient(srv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if err := c.Start(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		var req mcp.InitializeRequest
+		req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+		res, err := c.Initialize(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(res.Instructions, w) {
+				t.Errorf("%+v: the instructions do not say %q:\n%s", tc.opts, w, res.Instructions)
+			}
+		}
+		for _, w := range tc.never {
+			if strings.Contains(res.Instructions, w) {
+				t.Errorf("%+v: the instructions say %q:\n%s", tc.opts, w, res.Instructions)
+			}
+		}
 	}
 	f := mcpfstest.NewFixture(t, false)
 	if _, err := mcpfs.NewServer(f.Files, mcpfs.Options{Tools: mcpfs.ToolOptions{Only: []string{"read_txt"}}}); err == nil || !strings.Contains(err.Error(), `"read_txt" is not a tool`) {

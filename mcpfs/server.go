@@ -111,8 +111,11 @@ func instructions(sess Files, tools ToolOptions) string {
 	}
 	line("read_text_file reads a text file in pages; read_media_file reads an image or another binary file.", ReadTextFile)
 	if !sess.ReadOnly {
-		line("edit_text_file changes part of a file; write_text_file creates a file or replaces all of it. "+
-			"Both refuse a file this session has not read, or that changed since.", EditTextFile)
+		guard := ""
+		if !tools.NoReadGuard {
+			guard = " Both refuse a file this session has not read, or that changed since."
+		}
+		line("edit_text_file changes part of a file; write_text_file creates a file or replaces all of it."+guard, EditTextFile)
 	}
 	line("glob finds files by name, grep searches their contents; list_directory, directory_tree and get_file_info "+
 		"show what is there, as saved on disk.", Glob)

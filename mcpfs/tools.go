@@ -181,7 +181,8 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	}
 	fsys, done := b.acquire(ctx)
 	defer done()
-	page := b.page(ctx)
+	h := hostOf(ctx)
+	page := b.page(h)
 	if args.Limit > 0 {
 		page = 0
 	}
@@ -189,7 +190,7 @@ func (b *binding) readTextFile(ctx context.Context, req mcp.CallToolRequest) (*m
 	if err != nil {
 		return errorResult("read", p, err), nil
 	}
-	numbers := b.numbered(ctx)
+	numbers := b.numbered(h)
 	if args.LineNumbers != nil {
 		numbers = *args.LineNumbers
 	}
@@ -241,13 +242,26 @@ func (b *binding) readView(ctx context.Context, fsys fsruntime.FS, p string, lin
 	case limit <= 0 && line <= 1:
 		return view{}, out, err
 	}
+	// One line more than the range says whether lines follow it. A page
+	// halves while that is too large; a range given is then read alone,
+	// and taken to have more after it when it is full.
 	var text string
+	extra := 1
+	if limit <= 0 {
+		extra = 0 // to the end of the file
+	}
 	for {
 		out = readOutput{}
-		text, err = b.readSource(ctx, fsys, p, line, limit, &out)
-		if _, ok := errors.AsType[*fsruntime.TooLargeError](err); ok && paged && limit > 1 {
-			limit /= 2
-			continue
+		text, err = b.readSource(ctx, fsys, p, line, limit+extra, &out)
+		if _, ok := errors.AsType[*fsruntime.TooLargeError](err); ok {
+			switch {
+			case paged && limit > 1:
+				limit /= 2
+				continue
+			case extra == 1:
+				extra = 0
+				continue
+			}
 		}
 		if err != nil {
 			return view{}, out, err
@@ -255,7 +269,13 @@ func (b *binding) readView(ctx context.Context, fsys fsruntime.FS, p string, lin
 		break
 	}
 	v := view{text: text, from: max(line, 1), lines: countLines(text), total: -1}
-	v.more = v.lines == limit
+	switch {
+	case limit <= 0: // to the end
+	case v.lines > limit:
+		v.text, v.lines, v.more = text[:lineOffset(text, 0, limit)], limit, true
+	case extra == 0:
+		v.more = v.lines == limit
+	}
 	return v, out, nil
 }
 

@@ -100,3 +100,41 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+// TestGoalsHeld holds the goals met today, with the default options, to
+// them: the definitions claude is offered cost no more than the tools of
+// its own that they replace, each definition no more than claude's own
+// tool's, and a 64 KiB read under claude and gemini no more than their own
+// reads of the file (a page). A description grown back, or a page lost,
+// fails here. (A 4 KiB read is not held: claude's numbered text is 1 byte
+// over the Read format computed here, and gemini wraps every MCP text in
+// its untrusted_context tags.)
+func TestGoalsHeld(t *testing.T) {
+	rows, err := measure(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"defs-host": {"claude"},
+		"def-read":  {"claude"}, "def-write": {"claude"}, "def-edit": {"claude"},
+		"def-glob": {"claude"}, "def-grep": {"claude"},
+		"read-64k": {"claude", "gemini"},
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Options != "default" {
+			continue
+		}
+		for _, h := range want[r.ID] {
+			seen[r.ID] = true
+			if met, ok := r.GoalMet[h]; !ok || !met {
+				t.Errorf("%s (%s): %s's goal met %v (known %v); natives %+v, hosts %+v", r.ID, r.Workload, h, met, ok, r.Native, r.Hosts[h])
+			}
+		}
+	}
+	for id := range want {
+		if !seen[id] {
+			t.Errorf("no default row %s", id)
+		}
+	}
+}

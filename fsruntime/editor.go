@@ -2,11 +2,15 @@ package fsruntime
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
@@ -17,10 +21,27 @@ import (
 // A Caller sends a JSON-RPC request to the ACP client and waits for its
 // result. *jsonrpc2.Conn satisfies it. An error from the peer is a
 // *jsonrpc2.Error; when ctx is done before the answer, Call returns the
-// context's error (and, ideally, tells the peer with $/cancel_request).
+// context's error. Who tells the editor that the request was abandoned
+// depends on the Caller: see [Notifier].
 type Caller interface {
 	Call(ctx context.Context, method string, params, result any, opts ...jsonrpc2.CallOption) error
 }
+
+// A Notifier sends a JSON-RPC notification. *jsonrpc2.Conn satisfies it.
+// When an [Editor]'s Caller is also a Notifier, the Editor gives each of
+// its requests an id of its own (with [jsonrpc2.PickID]: a string that
+// starts with "acpfs-", which never equals an id jsonrpc2.Conn numbers
+// itself), and when it abandons one (a timeout, its context cancelled)
+// it sends the editor $/cancel_request with that id. A Caller that is not
+// a Notifier is trusted to tell the editor itself, as the proxy's
+// connection does.
+type Notifier interface {
+	Notify(ctx context.Context, method string, params any, opts ...jsonrpc2.CallOption) error
+}
+
+// MethodCancelRequest is the notification that tells a peer a request
+// was abandoned; its params are {"requestId": id}.
+const MethodCancelRequest = "$/cancel_request"
 
 // ACP method names and error codes the editor route uses; the codes are
 // those of the module's one table (internal/wire).
@@ -44,6 +65,10 @@ type Editor struct {
 	sessionID func(context.Context) (string, error)
 	max       int64
 	timeout   time.Duration
+	// idPrefix and seq make the ids of the Editor's own requests, when
+	// its Caller is a Notifier.
+	idPrefix string
+	seq      atomic.Uint64
 }
 
 var _ FS = (*Editor)(nil)
@@ -58,8 +83,8 @@ type EditorOptions struct {
 	// Zero means DefaultMaxFileSize.
 	MaxFileSize int64
 	// Timeout bounds how long a call waits for the editor's answer, once
-	// the session id is known. When it passes, the call's context ends (a
-	// Caller that can tells the editor with $/cancel_request) and the
+	// the session id is known. When it passes, the call's context ends,
+	// the editor is told with $/cancel_request (see [Notifier]) and the
 	// operation fails with an *EditorTimeoutError. Zero or negative means
 	// no limit but the caller's context.
 	Timeout time.Duration
@@ -71,6 +96,11 @@ func NewEditor(c Caller, opts EditorOptions) *Editor {
 	if e.max <= 0 {
 		e.max = DefaultMaxFileSize
 	}
+	// Several Editors (one per session) share one connection: each
+	// numbers its requests under a prefix of its own.
+	var r [6]byte
+	rand.Read(r[:])
+	e.idPrefix = "acpfs-" + hex.EncodeToString(r[:]) + "-"
 	return e
 }
 
@@ -148,10 +178,33 @@ func (e *Editor) call(ctx context.Context, method string, params, result any, ra
 		ctx, cancel = context.WithTimeoutCause(ctx, e.timeout, &EditorTimeoutError{Method: method, Timeout: e.timeout})
 		defer cancel()
 	}
-	if err := e.caller.Call(ctx, method, params, result); err != nil {
+	n, ok := e.caller.(Notifier)
+	if !ok {
+		if err := e.caller.Call(ctx, method, params, result); err != nil {
+			return editorError(ctx, err, ranged)
+		}
+		return nil
+	}
+	id := jsonrpc2.ID{Str: e.idPrefix + strconv.FormatUint(e.seq.Add(1), 10), IsString: true}
+	if err := e.caller.Call(ctx, method, params, result, jsonrpc2.PickID(id)); err != nil {
+		if ctx.Err() != nil {
+			// The answer, if it ever comes, has no reader: tell the
+			// editor to stop. A notification is written at once; its
+			// context only bounds a stream that does not take it.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelNotifyTimeout)
+			n.Notify(nctx, MethodCancelRequest, cancelRequestParams{RequestID: id})
+			cancel()
+		}
 		return editorError(ctx, err, ranged)
 	}
 	return nil
+}
+
+// cancelNotifyTimeout bounds the sending of a $/cancel_request.
+const cancelNotifyTimeout = 5 * time.Second
+
+type cancelRequestParams struct {
+	RequestID jsonrpc2.ID `json:"requestId"`
 }
 
 // EditorTimeoutError reports an editor that did not answer a call within

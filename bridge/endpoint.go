@@ -79,12 +79,17 @@ func nonNil[T any](s []T) []T {
 }
 
 // ServerEntry returns the entry to give the agent: Streamable HTTP if the
-// agent advertised mcpCapabilities.http (see [Bridge.InitializeAgent]),
-// else stdio, which every agent supports.
+// agent advertised mcpCapabilities.http, else stdio, which every agent
+// supports. What the agent advertised is what [Bridge.InitializeAgent]
+// recorded; without it, ServerEntry fails (an agent that knows which it
+// wants may call HTTPEntry or StdioEntry instead).
 func (s *Session) ServerEntry() (MCPServerEntry, error) {
 	s.bridge.mu.Lock()
-	http := s.bridge.agent.MCP.HTTP
+	http, known := s.bridge.agent.MCP.HTTP, s.bridge.agentKnown
 	s.bridge.mu.Unlock()
+	if !known {
+		return MCPServerEntry{}, errors.New("ServerEntry: what the agent advertised is unknown: call Bridge.InitializeAgent with the agent's initialize result first, or call HTTPEntry or StdioEntry")
+	}
 	if http {
 		return s.HTTPEntry()
 	}

@@ -60,8 +60,10 @@ type BridgeOptions struct {
 	// RelayCommand is the command line that an agent runs for a stdio
 	// entry; the relay's socket and secret are passed in its environment.
 	// The default is this executable with the argument "relay", which is
-	// right for the mcp-acpfs binary; a Go agent that embeds the bridge
-	// sets it to a binary that calls [Relay].
+	// right for the mcp-acpfs binary, and for a Go agent whose main calls
+	// [RelayFromEnv] first; otherwise set it to a command that does. A
+	// command that does not relay fails the MCP client's initialize
+	// ([StartClient] says so), and a bridge made in it logs why.
 	RelayCommand []string
 	// RelayNetwork is where stdio relays connect: "unix" for a unix
 	// socket in a directory only this user can enter, "tcp" for a
@@ -85,29 +87,41 @@ const DefaultEditorTimeout = 30 * time.Second
 
 // A Bridge gives the ACP sessions of one editor connection the file tools,
 // through the editor's fs methods where it advertised them and to disk
-// otherwise, within each session's roots. An agent passes its connection
-// to the editor to [NewBridge], the initialize params to
-// [Bridge.Initialize], opens a [Session] for each session/new (load,
-// resume, fork), binds it to the session id, and gives its model
+// otherwise, within each session's roots. An agent makes a Bridge before
+// its connection to the editor (NewBridge(nil, opts)), so that the
+// connection's handler can use it from the first message, and then
+// [Bridge.Attach]es the connection. At initialize it passes the editor's
+// params to [Bridge.Initialize] and its own result to
+// [Bridge.InitializeAgent]; at session/new (load, resume, fork) it opens
+// a [Session] with the session's id, and gives its model
 // [Session.MCPServer] in process or [Session.ServerEntry]. The proxy does
 // the same for an agent it does not control.
 type Bridge struct {
-	editor fsruntime.Caller
+	editor editorConn // the connection given to NewBridge or Attach
 	opts   BridgeOptions
 	log    *slog.Logger
 
-	mu       sync.Mutex
-	client   capabilities.Client
-	agent    capabilities.Agent
-	sessions map[[sha256.Size]byte]*Session // by hash of secret
-	http     *httpEndpoint                  // started on first use
-	relay    *relayEndpoint                 // started on first use
-	closed   bool
+	mu         sync.Mutex
+	client     capabilities.Client
+	agent      capabilities.Agent
+	agentKnown bool                           // InitializeAgent was called
+	sessions   map[[sha256.Size]byte]*Session // by hash of secret
+	http       *httpEndpoint                  // started on first use
+	relay      *relayEndpoint                 // started on first use
+	closed     bool
 }
 
 // NewBridge returns a Bridge whose editor route calls editor, the agent's
-// connection to the ACP client. Until Initialize is called, the editor is
-// taken to advertise nothing, so every operation goes to disk.
+// connection to the ACP client (a *jsonrpc2.Conn, say). editor may be
+// nil, to be given later with [Bridge.Attach]: an agent whose connection
+// handler uses the Bridge makes the Bridge first. Until Initialize is
+// called, the editor is taken to advertise nothing, so every operation
+// goes to disk.
+//
+// A process that was started as a stdio entry's relay (EnvRelaySecret is
+// set in its environment) and makes a Bridge instead of relaying has a
+// main that does not call [RelayFromEnv]: NewBridge logs an error that
+// says so.
 func NewBridge(editor fsruntime.Caller, opts BridgeOptions) *Bridge {
 	if opts.Name == "" {
 		opts.Name = "acpfs"
@@ -116,25 +130,47 @@ func NewBridge(editor fsruntime.Caller, opts BridgeOptions) *Bridge {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Bridge{editor: editor, opts: opts, log: log, sessions: make(map[[sha256.Size]byte]*Session)}
+	b := &Bridge{opts: opts, log: log, sessions: make(map[[sha256.Size]byte]*Session)}
+	b.editor.attached = make(chan struct{})
+	if editor != nil {
+		b.Attach(editor)
+	}
+	if os.Getenv(EnvRelaySecret) != "" {
+		log.Error("this process was started as a stdio relay (" + EnvRelaySecret + " is set) but makes a bridge instead: " +
+			"its main must call bridge.RelayFromEnv first, or BridgeOptions.RelayCommand must name a command that does")
+	}
+	return b
 }
 
 // Initialize records what the editor advertised, from the params of its
-// initialize request. Malformed capabilities count as not advertised.
+// initialize request to the agent. Malformed fs capabilities count as
+// not advertised, so every operation goes to disk; that is logged.
+// Sessions take what the editor advertised when they are opened: call
+// Initialize before the first [Bridge.OpenSession].
 func (b *Bridge) Initialize(params json.RawMessage) {
-	req, _ := capabilities.ParseInitializeRequest(params)
+	req, err := capabilities.ParseInitializeRequest(params)
+	if err == nil {
+		err = checkClientCapabilities(params)
+	}
+	if err != nil {
+		b.log.Warn("the editor's initialize params are malformed: the tools use the disk, not the editor", "error", err)
+	}
 	b.mu.Lock()
 	b.client = req.Client
 	b.mu.Unlock()
 }
 
-// InitializeAgent records what the agent advertised, from the result of
-// its initialize response; it decides which kind of MCP server entry
-// [Session.ServerEntry] gives.
+// InitializeAgent records the result of the agent's answer to
+// initialize: what the agent advertised to the editor. Its
+// agentCapabilities.mcpCapabilities decide which kind of MCP server entry
+// [Session.ServerEntry] gives (http if it advertised http, else stdio).
+// An agent that embeds the bridge passes the result it is about to send;
+// the proxy passes the one of the agent it runs.
 func (b *Bridge) InitializeAgent(result json.RawMessage) {
 	res, _ := capabilities.ParseInitializeResponse(result)
 	b.mu.Lock()
 	b.agent = res.Agent
+	b.agentKnown = true
 	b.mu.Unlock()
 }
 
@@ -198,11 +234,12 @@ type Session struct {
 	// transport serves mcp on the session's streams.
 	transport mcptransport.Options
 
-	bindOnce sync.Once
-	bound    chan struct{} // closed by Bind
-	id       string        // set before bound is closed
-	done     chan struct{} // closed by Close
-	closing  sync.Once
+	bindOnce  sync.Once
+	bound     chan struct{} // closed by Bind
+	id        string        // set before bound is closed
+	idTimeout time.Duration // how long a tool call waits for Bind; <0: no limit
+	done      chan struct{} // closed by Close
+	closing   sync.Once
 
 	httpOnce sync.Once
 	httpH    http.Handler
@@ -215,7 +252,16 @@ type Session struct {
 // OpenSession opens the tools of a session whose params are p. Its roots
 // are its cwd, its additional directories and the bridge's Roots; those
 // that do not exist on this machine are left out, but the cwd must exist.
-// If p names the session id, the session is bound to it at once.
+//
+// The session keeps what the editor advertised at [Bridge.Initialize] as
+// it was when OpenSession was called; a later Initialize changes only the
+// sessions opened after it.
+//
+// If p names the session id, the session is bound to it at once. An agent
+// mints its session ids itself, so it sets p.SessionID (to the id it will
+// answer session/new with) and never needs [Session.Bind]. Without an id,
+// a tool call that needs the editor waits for Bind, at most
+// EditorTimeout, and then fails with an error that says so.
 func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	b.mu.Lock()
 	client, closed := b.client, b.closed
@@ -250,7 +296,8 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 	if timeout == 0 {
 		timeout = DefaultEditorTimeout
 	}
-	editor := fsruntime.NewEditor(b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
+	s.idTimeout = timeout
+	editor := fsruntime.NewEditor(&b.editor, fsruntime.EditorOptions{SessionID: s.waitID, MaxFileSize: b.opts.MaxFileSize, Timeout: timeout})
 	s.router = fsruntime.NewRouter(fsruntime.RouterOptions{Disk: disk, Editor: editor, Client: client, Policy: b.opts.Policy, Log: log})
 	files := mcpfs.Files{WorkDir: s.cwd, FS: s.router, ReadOnly: b.opts.ReadOnly, MaxFileSize: disk.MaxFileSize()}
 	tools := b.opts.Tools
@@ -274,8 +321,10 @@ func (b *Bridge) OpenSession(p SessionParams) (*Session, error) {
 }
 
 // Bind ties the session to its ACP session id, which every fs request to
-// the editor carries. Tool calls that need the editor wait for it. Only the
-// first Bind counts.
+// the editor carries, when OpenSession was not given it (the proxy learns
+// the id from the agent's answer to session/new). Tool calls that need
+// the editor wait for it, at most EditorTimeout. Only the first Bind
+// counts.
 func (s *Session) Bind(id string) {
 	s.bindOnce.Do(func() {
 		s.id = id
@@ -295,16 +344,39 @@ func (s *Session) ID() string {
 
 var errSessionClosed = errors.New("the session is closed")
 
-// waitID is the Editor's source of the session id.
+// waitID is the Editor's source of the session id. It waits for Bind and
+// for a connection to the editor (Attach), each at most the session's
+// EditorTimeout.
 func (s *Session) waitID(ctx context.Context) (string, error) {
+	var expired <-chan time.Time
+	if s.idTimeout > 0 {
+		t := time.NewTimer(s.idTimeout)
+		defer t.Stop()
+		expired = t.C
+	}
 	select {
 	case <-s.bound:
-		return s.id, nil
 	case <-s.done:
 		return "", errSessionClosed
 	case <-ctx.Done():
 		return "", ctx.Err()
+	case <-expired:
+		err := fmt.Errorf("the session has no ACP session id after %v: the agent must give it to OpenSession (SessionParams.SessionID) or call Session.Bind", s.idTimeout)
+		s.bridge.log.Error("a tool call cannot reach the editor", "cwd", s.cwd, "error", err)
+		return "", err
 	}
+	select {
+	case <-s.bridge.editor.attached:
+	case <-s.done:
+		return "", errSessionClosed
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-expired:
+		err := fmt.Errorf("the bridge has no connection to the editor after %v: the agent must pass it to NewBridge or call Bridge.Attach", s.idTimeout)
+		s.bridge.log.Error("a tool call cannot reach the editor", "cwd", s.cwd, "error", err)
+		return "", err
+	}
+	return s.id, nil
 }
 
 // Done returns a channel that is closed when the session is closed.
@@ -352,7 +424,11 @@ func (b *Bridge) lookup(secret string) *Session {
 	return b.sessions[key]
 }
 
-// Sessions returns the open sessions bound to id.
+// Sessions returns the open sessions bound to ACP session id id. There
+// can be more than one: each session/load or session/resume of an id
+// opens a Session of its own, and the proxy cannot tell whether the
+// agent still serves the earlier one. An agent that keeps one Session per
+// id (closing the old one when it loads the id again) gets at most one.
 func (b *Bridge) Sessions(id string) []*Session {
 	b.mu.Lock()
 	defer b.mu.Unlock()

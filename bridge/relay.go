@@ -8,8 +8,31 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"os"
 	"strings"
 )
+
+// RelayFromEnv runs [Relay] between os.Stdin and os.Stdout if this
+// process was started as a stdio entry's relay command, that is if
+// EnvRelaySocket or EnvRelaySecret is set in its environment, and reports
+// whether it was. A Go agent whose binary is its own relay command (the
+// default [BridgeOptions.RelayCommand]: this executable with the argument
+// "relay") calls it first thing in main:
+//
+//	if relayed, err := bridge.RelayFromEnv(ctx); relayed {
+//		if err != nil {
+//			fmt.Fprintln(os.Stderr, err)
+//			os.Exit(1)
+//		}
+//		return
+//	}
+func RelayFromEnv(ctx context.Context) (relayed bool, err error) {
+	endpoint, secret := os.Getenv(EnvRelaySocket), os.Getenv(EnvRelaySecret)
+	if endpoint == "" && secret == "" {
+		return false, nil
+	}
+	return true, Relay(ctx, os.Stdin, os.Stdout, endpoint, secret)
+}
 
 // Relay is the stdio side of a stdio entry: it connects to the bridge's
 // relay endpoint, presents the session's secret, and then copies MCP

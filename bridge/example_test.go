@@ -30,29 +30,37 @@ func ExampleBridge() {
 	ed := &fsruntimetest.Editor{Buffers: fsruntimetest.NewMemFS()}
 	ed.Buffers.Set(filepath.Join(cwd, "notes.txt"), "unsaved in the editor\n")
 	editorEnd, agentEnd := net.Pipe()
-	jsonrpc2.NewConn(ctx, bridge.NewObjectStream(editorEnd, nil),
+	editor := jsonrpc2.NewConn(ctx, bridge.NewObjectStream(editorEnd, nil),
 		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(ed.Handle)))
+	defer editor.Close()
 
-	// The agent side. Its connection to the editor is the bridge's
-	// route to the editor's fs methods.
+	// The agent side: the bridge first, then the connection whose
+	// handler uses it, then the connection attached to the bridge, its
+	// route to the editor's fs methods. examples/agent is a whole agent.
+	b := bridge.NewBridge(nil, bridge.BridgeOptions{})
+	defer b.Close()
 	conn := jsonrpc2.NewConn(ctx, bridge.NewObjectStream(agentEnd, nil),
-		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(func(context.Context, *jsonrpc2.Conn, *jsonrpc2.Request) (any, error) {
-			return nil, nil // the agent's own ACP methods go here
+		jsonrpc2.AsyncHandler(jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, r *jsonrpc2.Request) (any, error) {
+			if r.Method != "initialize" {
+				return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeMethodNotFound, Message: r.Method}
+			}
+			b.Initialize(*r.Params) // what the editor advertised
+			result := json.RawMessage(`{"protocolVersion":1,"agentCapabilities":{}}`)
+			b.InitializeAgent(result) // what the agent advertises
+			return result, nil
 		})))
 	defer conn.Close()
-	b := bridge.NewBridge(conn, bridge.BridgeOptions{})
-	defer b.Close()
+	b.Attach(conn)
 
-	// At initialize: what the editor advertised.
-	b.Initialize(json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`))
+	// The editor initializes the agent.
+	editor.Call(ctx, "initialize", json.RawMessage(`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}`), nil)
 
-	// At session/new: the session's tools, bound to its id.
-	sess, err := b.OpenSession(bridge.SessionParams{Cwd: cwd})
+	// At session/new: the session's tools, with the id the agent gives it.
+	sess, err := b.OpenSession(bridge.SessionParams{Cwd: cwd, SessionID: "sess_1"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	sess.Bind("sess_1")
 
 	// The model's MCP client, in-process here; sess.ServerEntry() gives an
 	// entry for an out-of-process one instead.

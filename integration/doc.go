@@ -33,6 +33,11 @@
 //     node/acp-agent.mjs, an agent on the same SDK that calls the injected
 //     tools through @modelcontextprotocol/sdk, and validates every message
 //     the proxy wrote against the ACP v1 JSON schema.
+//   - embed_test.go builds examples/agent, the Go agent that embeds package
+//     bridge as docs/embedding.md shows, and drives it with
+//     node/embed-editor.mjs, an editor on the official ACP SDK: buffers,
+//     writes, roots, two sessions, $/cancel_request on a timeout and on
+//     session/cancel, the disk without fs, and no process left behind.
 //   - proxy_bench_test.go holds the proxy's benchmarks (BENCHMARKS.md).
 //
 // The Node tests need node/node_modules (`npm ci` in node/; it brings its

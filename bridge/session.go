@@ -38,8 +38,10 @@ type BridgeOptions struct {
 	// EditorTimeout bounds how long a tool call waits for the editor to
 	// answer one fs/read_text_file or fs/write_text_file. When it passes,
 	// the call fails with an error that names the method, the path and
-	// the timeout, and the editor is sent $/cancel_request. Zero means
-	// DefaultEditorTimeout; a negative value means no limit.
+	// the timeout, and the editor is sent $/cancel_request (see
+	// [Bridge.Attach]). It also bounds the wait for a session's id
+	// ([Session.Bind]) and for the connection ([Bridge.Attach]). Zero
+	// means DefaultEditorTimeout; a negative value means no limit.
 	EditorTimeout time.Duration
 	// AllowHardLinks lets the tools read and write a file that has other
 	// hard links, which are refused by default (see

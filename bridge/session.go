@@ -350,6 +350,15 @@ var errSessionClosed = errors.New("the session is closed")
 // for a connection to the editor (Attach), each at most the session's
 // EditorTimeout.
 func (s *Session) waitID(ctx context.Context) (string, error) {
+	select {
+	case <-s.bound:
+		select {
+		case <-s.bridge.editor.attached:
+			return s.id, nil // the usual case: no timer
+		default:
+		}
+	default:
+	}
 	var expired <-chan time.Time
 	if s.idTimeout > 0 {
 		t := time.NewTimer(s.idTimeout)

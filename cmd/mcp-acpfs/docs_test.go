@@ -16,8 +16,8 @@ import (
 	"testing"
 )
 
-// TestDocCommandsParse: every mcp-acpfs command line in the README and in
-// docs/*.md parses against the CLI's flags, as run would parse it. The
+// TestDocCommandsParse: every mcp-acpfs command line in the README, in
+// docs/*.md and in the npm launcher's README parses against the CLI's flags, as run would parse it. The
 // command lines are those of the fenced code blocks (shell and JSON
 // "command"/"args" forms) and of the VS Code and Cursor install links;
 // a renamed or removed flag or command fails here with the file and line.
@@ -26,7 +26,7 @@ func TestDocCommandsParse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := append([]string{"../../README.md"}, docs...)
+	files := append([]string{"../../README.md", "../../npm/mcp-acpfs/README.md"}, docs...)
 	perFile := map[string]int{}
 	for _, file := range files {
 		text, err := os.ReadFile(file)
@@ -50,7 +50,7 @@ func TestDocCommandsParse(t *testing.T) {
 	}
 	// The extractor must keep finding what the documents hold: a README
 	// whose commands it stopped seeing would pass for the wrong reason.
-	for name, least := range map[string]int{"README.md": 10, "docs/serve.md": 8, "docs/proxy.md": 7, "docs/install.md": 5} {
+	for name, least := range map[string]int{"README.md": 10, "docs/serve.md": 8, "docs/proxy.md": 7, "docs/install.md": 5, "npm/mcp-acpfs/README.md": 3} {
 		if perFile[name] < least {
 			t.Errorf("%s: %d mcp-acpfs command lines found, want at least %d", name, perFile[name], least)
 		}

@@ -3,15 +3,20 @@
 // The tools see what the editor sees. Usage:
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
-//	                [--allow-hard-links] [--no-fsync] [--http ADDR]
-//	                [--http-no-auth] [--log-level LEVEL] [DIR...]
+//	                [--allow-hard-links] [--no-fsync] [TOOL FLAGS]
+//	                [--http ADDR] [--http-no-auth] [--log-level LEVEL] [DIR...]
 //	mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME]
 //	                [--read-only] [--max-file-size N] [--allow-hard-links]
-//	                [--no-fsync] [--editor-timeout D] [--trace FILE]
+//	                [--no-fsync] [TOOL FLAGS] [--editor-timeout D]
+//	                [--agent-tools auto|keep] [--agent-profile NAME|auto|none]
+//	                [--mcp-transport auto|acp|http|stdio] [--trace FILE]
 //	                [--log-level LEVEL] -- AGENT [ARGS...]
 //	mcp-acpfs relay
 //	mcp-acpfs version (or --version)
 //	mcp-acpfs help [COMMAND]
+//
+// where TOOL FLAGS are [--page-size N] [--line-numbers auto|on|off]
+// [--no-read-guard] [--structured-content].
 //
 // serve is an MCP server on local disk: it speaks MCP on standard input and
 // output, or with --http on a loopback address over Streamable HTTP. proxy

@@ -8,7 +8,7 @@ import (
 )
 
 // A host is what the tools know of one MCP client's way of showing its
-// model a tool result (README.md, "What the model sees", has the
+// model a tool result (docs/proxy.md, "What the model sees", has the
 // measurements behind each entry).
 type host struct {
 	name string // a word of the clientInfo name, in lower case

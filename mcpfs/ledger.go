@@ -18,7 +18,7 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/fsruntime/fspath"
 )
 
-// The read guard (README.md, "Guards"; DESIGN.md, "The read guard").
+// The read guard (docs/tools.md, "Guards"; DESIGN.md, "The read guard").
 //
 // Every MCP session keeps a ledger: the sha256 of each file's text as the
 // session last read or wrote it, by absolute path. write_text_file and

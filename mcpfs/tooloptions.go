@@ -21,7 +21,7 @@ type ToolOptions struct {
 	// StructuredContent declares each tool's output schema and returns
 	// its structured result beside the text, for programs that read the
 	// fields. Hosts that show a model the structured result drop the text
-	// then (see README.md, "What the model sees"), so it is off by
+	// then (see docs/proxy.md, "What the model sees"), so it is off by
 	// default.
 	StructuredContent bool
 
@@ -39,7 +39,7 @@ type ToolOptions struct {
 
 	// NoReadGuard lets write_text_file and edit_text_file change a file
 	// the session has not read, or that changed since it last did. By
-	// default they refuse (see README.md, "Guards").
+	// default they refuse (see docs/tools.md, "Guards").
 	NoReadGuard bool
 }
 

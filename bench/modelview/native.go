@@ -20,7 +20,7 @@ const (
 
 	// claudeReplacedDefs are the definitions of the tools that
 	// mcp-acpfs proxy turns off in claude-agent-acp when the editor serves
-	// reads and writes (README.md, "What the model sees": Read, Write,
+	// reads and writes (docs/proxy.md, "What the model sees": Read, Write,
 	// Edit, MultiEdit and NotebookEdit; 2.1.83 has no MultiEdit).
 	claudeReplacedDefs = claudeReadDef + claudeWriteDef + claudeEditDef + claudeNotebookEditDef
 )

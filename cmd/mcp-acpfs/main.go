@@ -3,15 +3,20 @@
 // The tools see what the editor sees. Usage:
 //
 //	mcp-acpfs serve [--root DIR]... [--read-only] [--max-file-size N]
-//	                [--allow-hard-links] [--no-fsync] [--http ADDR]
-//	                [--http-no-auth] [--log-level LEVEL] [DIR...]
+//	                [--allow-hard-links] [--no-fsync] [TOOL FLAGS]
+//	                [--http ADDR] [--http-no-auth] [--log-level LEVEL] [DIR...]
 //	mcp-acpfs proxy [--root DIR]... [--route auto|editor|disk] [--name NAME]
 //	                [--read-only] [--max-file-size N] [--allow-hard-links]
-//	                [--no-fsync] [--editor-timeout D] [--trace FILE]
+//	                [--no-fsync] [TOOL FLAGS] [--editor-timeout D]
+//	                [--agent-tools auto|keep] [--agent-profile NAME|auto|none]
+//	                [--mcp-transport auto|acp|http|stdio] [--trace FILE]
 //	                [--log-level LEVEL] -- AGENT [ARGS...]
 //	mcp-acpfs relay
 //	mcp-acpfs version (or --version)
 //	mcp-acpfs help [COMMAND]
+//
+// where TOOL FLAGS are [--page-size N] [--line-numbers auto|on|off]
+// [--no-read-guard] [--structured-content].
 //
 // serve is an MCP server on local disk: it speaks MCP on standard input and
 // output, or with --http on a loopback address over Streamable HTTP. proxy
@@ -90,6 +95,10 @@ type command struct {
 	// run runs the command c, itself, with the arguments after its name
 	// and returns the exit code.
 	run func(ctx context.Context, c *command, args []string, e *env) int
+	// check parses the arguments as run does, and runs nothing: no
+	// server, agent or relay starts and no file is opened. ok is false
+	// when run would stop after parsing; code is then its exit code.
+	check func(c *command, args []string, e *env) (code int, ok bool)
 }
 
 // commands are the subcommands, in the order help lists them.
@@ -110,25 +119,61 @@ func lookup(name string) *command {
 
 // run runs mcp-acpfs with args, the arguments after the program name.
 func run(ctx context.Context, args []string, e *env) int {
+	c, rest, code, ok := resolve(args, e)
+	if !ok {
+		return code
+	}
+	return c.run(ctx, c, rest, e)
+}
+
+// checkArgs parses args, the arguments after the program name, as run
+// does, and runs nothing. It returns the exit code run would return if
+// it stopped after parsing (0 after -h, exitUsage for a bad command
+// line), and ok when run would go on to run the command.
+func checkArgs(args []string, e *env) (code int, ok bool) {
+	c, rest, code, ok := resolve(args, e)
+	if !ok {
+		return code, false
+	}
+	return c.check(c, rest, e)
+}
+
+// resolve finds the command that args, the arguments after the program
+// name, name, and the arguments after its name. ok is false when there is
+// none to run; code is then the exit code.
+func resolve(args []string, e *env) (c *command, rest []string, code int, ok bool) {
 	if len(args) == 0 {
 		mainUsage(e.stderr)
-		return exitUsage
+		return nil, nil, exitUsage, false
 	}
 	switch name := args[0]; name {
 	case "-h", "-help", "--help":
 		mainUsage(e.stderr)
-		return exitOK
+		return nil, nil, exitOK, false
 	case "-version", "--version":
-		return versionCmd.run(ctx, versionCmd, args[1:], e)
+		return versionCmd, args[1:], exitOK, true
 	default:
 		c := lookup(name)
 		if c == nil {
 			fmt.Fprintf(e.stderr, "mcp-acpfs: unknown command %q\n", name)
 			fmt.Fprintln(e.stderr, "usage: mcp-acpfs <command> [arguments]; run 'mcp-acpfs help' for the commands")
-			return exitUsage
+			return nil, nil, exitUsage, false
 		}
-		return c.run(ctx, c, args[1:], e)
+		return c, args[1:], exitOK, true
 	}
+}
+
+// parseNoOperands parses args for c, a command that takes flags only.
+func parseNoOperands(c *command, args []string, e *env) (code int, ok bool) {
+	fs := newFlagSet(c.name, e)
+	if code, ok := parse(fs, args, e, c); !ok {
+		return code, false
+	}
+	if fs.NArg() > 0 {
+		usageLine(e.stderr, c)
+		return exitUsage, false
+	}
+	return exitOK, true
 }
 
 func mainUsage(w io.Writer) {
@@ -147,24 +192,41 @@ var helpCmd = &command{
 		fmt.Fprint(w, "usage: mcp-acpfs help [command]\n\nhelp shows the commands of mcp-acpfs, or the help of one of them.\n")
 	},
 	run: func(ctx context.Context, help *command, args []string, e *env) int {
-		fs := newFlagSet("help", e)
-		if code, ok := parse(fs, args, e, help); !ok {
+		c, code, ok := parseHelp(help, args, e)
+		if !ok {
 			return code
 		}
-		switch fs.NArg() {
-		case 0:
+		if c == nil {
 			mainUsage(e.stdout)
-			return exitOK
-		case 1:
-			c := lookup(fs.Arg(0))
-			if c == nil {
-				fmt.Fprintf(e.stderr, "mcp-acpfs help: unknown command %q; run 'mcp-acpfs help' for the commands\n", fs.Arg(0))
-				return exitUsage
-			}
+		} else {
 			c.usage(e.stdout)
-			return exitOK
 		}
-		fmt.Fprintln(e.stderr, "usage: mcp-acpfs help [command]")
-		return exitUsage
+		return exitOK
 	},
+	check: func(help *command, args []string, e *env) (int, bool) {
+		_, code, ok := parseHelp(help, args, e)
+		return code, ok
+	},
+}
+
+// parseHelp parses the command line of help: c is the command whose help
+// to show, nil for the list of commands.
+func parseHelp(help *command, args []string, e *env) (c *command, code int, ok bool) {
+	fs := newFlagSet("help", e)
+	if code, ok := parse(fs, args, e, help); !ok {
+		return nil, code, false
+	}
+	switch fs.NArg() {
+	case 0:
+		return nil, exitOK, true
+	case 1:
+		c := lookup(fs.Arg(0))
+		if c == nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs help: unknown command %q; run 'mcp-acpfs help' for the commands\n", fs.Arg(0))
+			return nil, exitUsage, false
+		}
+		return c, exitOK, true
+	}
+	fmt.Fprintln(e.stderr, "usage: mcp-acpfs help [command]")
+	return nil, exitUsage, false
 }

@@ -145,6 +145,10 @@ the agent and everything it started) or when the agent exits (non-zero).
 `)
 	},
 	run: runProxy,
+	check: func(c *command, args []string, e *env) (int, bool) {
+		_, _, code, ok := parseProxy(c, args, e)
+		return code, ok
+	},
 }
 
 // proxyConfig is the parsed command line of proxy.
@@ -213,17 +217,28 @@ func (cfg *proxyConfig) bridgeOptions(logger *slog.Logger) bridge.BridgeOptions 
 	}
 }
 
-func runProxy(ctx context.Context, c *command, args []string, e *env) int {
-	var cfg proxyConfig
-	fs := proxyFlags(&cfg, e)
+// parseProxy parses the command line of proxy c: cfg is the flags, argv
+// the agent's command line. ok is false when proxy must not go on; code
+// is then its exit code.
+func parseProxy(c *command, args []string, e *env) (cfg *proxyConfig, argv []string, code int, ok bool) {
+	cfg = new(proxyConfig)
+	fs := proxyFlags(cfg, e)
 	if code, ok := parse(fs, args, e, c); !ok {
-		return code
+		return nil, nil, code, false
 	}
-	argv := fs.Args()
+	argv = fs.Args()
 	if len(argv) == 0 {
 		fmt.Fprintln(e.stderr, "mcp-acpfs proxy: no agent command given after --")
 		usageLine(e.stderr, c)
-		return exitUsage
+		return nil, nil, exitUsage, false
+	}
+	return cfg, argv, exitOK, true
+}
+
+func runProxy(ctx context.Context, c *command, args []string, e *env) int {
+	cfg, argv, code, ok := parseProxy(c, args, e)
+	if !ok {
+		return code
 	}
 	logger := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &cfg.level})).With("component", "mcp-acpfs")
 
@@ -295,13 +310,8 @@ hand.
 `)
 	},
 	run: func(ctx context.Context, c *command, args []string, e *env) int {
-		fs := newFlagSet("relay", e)
-		if code, ok := parse(fs, args, e, c); !ok {
+		if code, ok := parseNoOperands(c, args, e); !ok {
 			return code
-		}
-		if fs.NArg() > 0 {
-			usageLine(e.stderr, c)
-			return exitUsage
 		}
 		if err := bridge.Relay(ctx, e.stdin, e.stdout, e.getenv(bridge.EnvRelaySocket), e.getenv(bridge.EnvRelaySecret)); err != nil {
 			fmt.Fprintf(e.stderr, "mcp-acpfs %v\n", err)
@@ -309,4 +319,5 @@ hand.
 		}
 		return exitOK
 	},
+	check: parseNoOperands,
 }

@@ -81,6 +81,10 @@ Flags:
 `)
 	},
 	run: runServe,
+	check: func(c *command, args []string, e *env) (int, bool) {
+		_, code, ok := parseServe(c, args, e)
+		return code, ok
+	},
 }
 
 // serveConfig is the parsed command line of serve.
@@ -140,6 +144,15 @@ func parseServe(c *command, args []string, e *env) (cfg *serveConfig, code int, 
 		usageLine(e.stderr, c)
 		return nil, exitUsage, false
 	}
+	if cfg.httpAddr != "" {
+		if err := loopback.CheckLoopbackAddr(cfg.httpAddr); err != nil {
+			fmt.Fprintf(e.stderr, "mcp-acpfs serve: --http: %v\n", err)
+			return nil, exitUsage, false
+		}
+	} else if cfg.httpNoAuth {
+		fmt.Fprintln(e.stderr, "mcp-acpfs serve: --http-no-auth needs --http")
+		return nil, exitUsage, false
+	}
 	return cfg, exitOK, true
 }
 
@@ -147,15 +160,6 @@ func runServe(ctx context.Context, c *command, args []string, e *env) int {
 	cfg, code, ok := parseServe(c, args, e)
 	if !ok {
 		return code
-	}
-	if cfg.httpAddr != "" {
-		if err := loopback.CheckLoopbackAddr(cfg.httpAddr); err != nil {
-			fmt.Fprintf(e.stderr, "mcp-acpfs serve: --http: %v\n", err)
-			return exitUsage
-		}
-	} else if cfg.httpNoAuth {
-		fmt.Fprintln(e.stderr, "mcp-acpfs serve: --http-no-auth needs --http")
-		return exitUsage
 	}
 
 	handler := slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: &cfg.level})

@@ -21,17 +21,13 @@ var versionCmd = &command{
 		fmt.Fprint(w, "usage: mcp-acpfs version\n       mcp-acpfs --version\n\nversion prints \"mcp-acpfs\" and the version of the binary.\n")
 	},
 	run: func(ctx context.Context, c *command, args []string, e *env) int {
-		fs := newFlagSet("version", e)
-		if code, ok := parse(fs, args, e, c); !ok {
+		if code, ok := parseNoOperands(c, args, e); !ok {
 			return code
-		}
-		if fs.NArg() > 0 {
-			usageLine(e.stderr, c)
-			return exitUsage
 		}
 		fmt.Fprintf(e.stdout, "mcp-acpfs %s\n", version())
 		return exitOK
 	},
+	check: parseNoOperands,
 }
 
 // version returns the version of the binary (see versionOf).

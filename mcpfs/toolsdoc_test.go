@@ -10,9 +10,10 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/mcpfs"
 )
 
-// The README's tools table says what read_text_file does: among it, that
-// sha256 is absent for a range of a file over the size limit, as it is.
-func TestREADMESaysWhenSHA256IsAbsent(t *testing.T) {
+// The tools' reference (docs/tools.md) says what read_text_file does: among
+// it, that sha256 is absent for a range of a file over the size limit, as
+// it is.
+func TestToolsDocSaysWhenSHA256IsAbsent(t *testing.T) {
 	f := mcpfstest.NewFixtureMax(t, 16)
 	f.WriteFile(t, "big.txt", strings.Repeat("line\n", 10))
 	c := mcpfstest.Connect(t, f.Srv, mcpfstest.Eras[0].Version)
@@ -22,17 +23,17 @@ func TestREADMESaysWhenSHA256IsAbsent(t *testing.T) {
 		t.Fatalf("a range of a file over the limit: %s, want no sha256", b)
 	}
 
-	readme, err := os.ReadFile("../README.md")
+	doc, err := os.ReadFile("../docs/tools.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(readme), "\n") {
+	for _, line := range strings.Split(string(doc), "\n") {
 		if strings.HasPrefix(line, "| `read_text_file` |") {
 			if !strings.Contains(line, "`sha256`") || !strings.Contains(line, "absent for a range of a file over `--max-file-size`") {
-				t.Errorf("the README's read_text_file row does not say when sha256 is absent:\n%s", line)
+				t.Errorf("docs/tools.md's read_text_file row does not say when sha256 is absent:\n%s", line)
 			}
 			return
 		}
 	}
-	t.Error("the README has no read_text_file row")
+	t.Error("docs/tools.md has no read_text_file row")
 }

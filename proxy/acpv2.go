@@ -144,6 +144,9 @@ func (p *proxy) serverEntry(s *bridge.Session) (bridge.MCPServerEntry, error) {
 	case capabilities.TransportACP:
 		return p.acp.add(s), nil
 	case capabilities.TransportHTTP:
+		if p.shared.applies() {
+			return p.shared.entry(s) // shared_registry.go
+		}
 		return s.HTTPEntry()
 	}
 	e, err := s.StdioEntry()

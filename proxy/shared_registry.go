@@ -1,0 +1,372 @@
+package proxy
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/mcp-acpfs/mcp-acpfs/bridge"
+	"github.com/mcp-acpfs/mcp-acpfs/capabilities"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/loopback"
+	"github.com/mcp-acpfs/mcp-acpfs/internal/mcpserve"
+	"github.com/mcp-acpfs/mcp-acpfs/mcptransport"
+)
+
+// Agents with a shared registry (DESIGN.md, "opencode's shared registry").
+//
+// opencode keeps one MCP server registry per working directory, keyed by
+// the server's name: the entry of each session/new replaces the one
+// before it in that directory, for every session there. Given each
+// session's own http entry, two sessions in one directory would both call
+// the second session's server. A server name per session does not help:
+// every session of the directory then sees every session's server.
+//
+// So for such an agent, every session of one directory gets one entry: a
+// server of the proxy's own for the directory, with a secret of its own,
+// which gives each tool call to the session of the directory whose prompt
+// is running (the proxy sees session/prompt and its response), through
+// that session's own MCP server, with its roots, its editor route and its
+// read guard. A call that cannot be tied to exactly one such session (none
+// is prompting, or several are at once) fails with a tool error that says
+// why; it is never guessed.
+
+// sharedRegistryAgents are the agentInfo.name values, at initialize, of
+// the agents that keep one MCP server registry per directory. It is the
+// seam for the table of agent profiles to take over.
+var sharedRegistryAgents = []string{"OpenCode"} // opencode 1.18.33
+
+// sharedRegistryCommands are the program names (less an extension) of
+// the same agents, for a command line that names one.
+var sharedRegistryCommands = []string{"opencode"}
+
+// sharesRegistry reports whether the agent named agentName at initialize,
+// or run by argv, keeps one MCP server registry per directory.
+func sharesRegistry(agentName string, argv []string) bool {
+	if slices.Contains(sharedRegistryAgents, agentName) {
+		return true
+	}
+	if len(argv) == 0 {
+		return false
+	}
+	prog := filepath.Base(strings.ReplaceAll(argv[0], `\`, "/"))
+	prog = strings.TrimSuffix(prog, filepath.Ext(prog))
+	return slices.Contains(sharedRegistryCommands, prog)
+}
+
+// sharedServers are the per-directory servers of one connection, and the
+// sessions that are prompting. The zero value is not usable: see
+// newSharedServers.
+type sharedServers struct {
+	name     string // the MCP server's name in the entries
+	byArgv   bool   // the command line names an agent with a shared registry
+	log      *slog.Logger
+	timeout  time.Duration // BridgeOptions.HandshakeTimeout, or its default
+	maxBytes int64         // the largest request body
+
+	mu        sync.Mutex
+	shared    bool                             // the agent keeps one registry per directory
+	prompting map[string]int                   // ACP session id → prompts in flight
+	dirs      map[string]*sharedDir            // by cwd
+	bySecret  map[[sha256.Size]byte]*sharedDir // by hash of secret
+	srv       *http.Server                     // started on first use
+	url       string                           // the endpoint's URL
+	closed    bool
+	watchers  sync.WaitGroup // one per session, until it closes
+}
+
+func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *sharedServers {
+	name := opts.Bridge.Name
+	if name == "" {
+		name = "acpfs"
+	}
+	timeout := opts.Bridge.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = bridge.DefaultHandshakeTimeout
+	}
+	return &sharedServers{
+		name:      name,
+		byArgv:    sharesRegistry("", argv),
+		log:       log,
+		timeout:   timeout,
+		maxBytes:  int64(mcpserve.MessageLimit(opts.Bridge.MaxFileSize)),
+		shared:    sharesRegistry("", argv),
+		prompting: map[string]int{},
+		dirs:      map[string]*sharedDir{},
+		bySecret:  map[[sha256.Size]byte]*sharedDir{},
+	}
+}
+
+// agentInitialized learns from the agent's initialize result whether it
+// keeps one registry per directory.
+func (ss *sharedServers) agentInitialized(result json.RawMessage) {
+	res, _ := capabilities.ParseInitializeResponse(result)
+	shared := sharesRegistry(res.AgentInfo.Name, nil) || ss.byArgv && res.AgentInfo.Name == ""
+	ss.mu.Lock()
+	ss.shared = shared
+	ss.mu.Unlock()
+	if shared {
+		ss.log.Debug("the agent keeps one MCP server per directory: the sessions of a directory share one entry",
+			"agentInfo", res.AgentInfo.Name)
+	}
+}
+
+// applies reports whether the sessions get a directory's shared entry.
+func (ss *sharedServers) applies() bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	return ss.shared
+}
+
+// promptStarted and promptEnded count the session/prompt requests of the
+// ACP session id in flight.
+func (ss *sharedServers) promptStarted(id string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	ss.prompting[id]++
+}
+
+func (ss *sharedServers) promptEnded(id string) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.prompting[id]--; ss.prompting[id] <= 0 {
+		delete(ss.prompting, id)
+	}
+}
+
+// entry returns the http entry of s's directory, which s joins until it
+// closes.
+func (ss *sharedServers) entry(s *bridge.Session) (bridge.MCPServerEntry, error) {
+	url, err := ss.endpoint()
+	if err != nil {
+		return bridge.MCPServerEntry{}, err
+	}
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return bridge.MCPServerEntry{}, errors.New("the proxy is closing")
+	}
+	d := ss.dirs[s.Cwd()]
+	if d == nil {
+		if d, err = ss.newDir(s); err != nil {
+			return bridge.MCPServerEntry{}, err
+		}
+		ss.dirs[d.cwd] = d
+		ss.bySecret[sha256.Sum256([]byte(d.secret))] = d
+	}
+	d.sessions = append(d.sessions, s)
+	ss.watchers.Go(func() {
+		<-s.Done()
+		ss.leave(d, s)
+	})
+	return bridge.MCPServerEntry{
+		Type:    "http",
+		Name:    ss.name,
+		URL:     url,
+		Headers: []bridge.NameValue{{Name: "Authorization", Value: "Bearer " + d.secret}},
+	}, nil
+}
+
+// leave takes s out of d; d goes with its last session, and its secret
+// with it.
+func (ss *sharedServers) leave(d *sharedDir, s *bridge.Session) {
+	ss.mu.Lock()
+	d.sessions = slices.DeleteFunc(d.sessions, func(x *bridge.Session) bool { return x == s })
+	last := len(d.sessions) == 0 && ss.dirs[d.cwd] == d
+	if last {
+		delete(ss.dirs, d.cwd)
+		delete(ss.bySecret, sha256.Sum256([]byte(d.secret)))
+	}
+	ss.mu.Unlock()
+	if last {
+		d.httpSrv.CloseSessions(context.Background())
+	}
+}
+
+// endpoint starts the loopback listener of the directories' servers, once,
+// and returns its URL.
+func (ss *sharedServers) endpoint() (string, error) {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.closed {
+		return "", errors.New("the proxy is closing")
+	}
+	if ss.srv != nil {
+		return ss.url, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("listen on loopback for the directories' MCP servers: %w", err)
+	}
+	ss.srv = &http.Server{
+		Handler: mcptransport.BodyTimeout(mcptransport.GuardHTTP(
+			mcptransport.LimitBody(http.HandlerFunc(ss.serveHTTP), ss.maxBytes), ""), ss.timeout),
+		ReadHeaderTimeout: ss.timeout,
+	}
+	ss.url = "http://" + ln.Addr().String() + mcptransport.EndpointPath
+	go ss.srv.Serve(ln)
+	ss.log.Debug("serving the directories' shared MCP endpoint", "url", ss.url)
+	return ss.url, nil
+}
+
+// serveHTTP gives a request to the directory whose secret it carries.
+func (ss *sharedServers) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != mcptransport.EndpointPath {
+		http.NotFound(w, r)
+		return
+	}
+	var d *sharedDir
+	if secret, ok := loopback.BearerToken(r.Header.Values("Authorization")); ok {
+		ss.mu.Lock()
+		d = ss.bySecret[sha256.Sum256([]byte(secret))]
+		ss.mu.Unlock()
+	}
+	if d == nil {
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "unauthorized: this endpoint needs the bearer token of a directory with an open session", http.StatusUnauthorized)
+		return
+	}
+	d.handler.ServeHTTP(w, r)
+}
+
+// close stops the endpoint and waits for the sessions' watchers, which
+// end as the sessions close: the bridge must be closed first.
+func (ss *sharedServers) close() {
+	ss.mu.Lock()
+	ss.closed = true
+	srv := ss.srv
+	ss.mu.Unlock()
+	if srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
+		cancel()
+	}
+	ss.watchers.Wait()
+}
+
+// A sharedDir is the server of one directory's sessions.
+type sharedDir struct {
+	ss       *sharedServers
+	cwd      string
+	secret   string
+	sessions []*bridge.Session // open, in the order they joined; guarded by ss.mu
+
+	mcp     *server.MCPServer
+	httpSrv *server.StreamableHTTPServer
+	handler http.Handler
+}
+
+// newDir makes the server of s's directory: the tools, server info and
+// instructions of s's own server, each tool call given to the session
+// that is prompting.
+func (ss *sharedServers) newDir(s *bridge.Session) (*sharedDir, error) {
+	d := &sharedDir{ss: ss, cwd: s.Cwd(), secret: loopback.NewToken()}
+	own := s.MCPServer()
+	init := own.HandleMessage(context.Background(), json.RawMessage(
+		`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+mcp.LATEST_LEGACY_PROTOCOL_VERSION+
+			`","capabilities":{},"clientInfo":{"name":"mcp-acpfs proxy","version":"0"}}}`))
+	resp, ok := init.(mcp.JSONRPCResponse)
+	if !ok {
+		return nil, fmt.Errorf("the session's MCP server did not initialize: %v", init)
+	}
+	var info mcp.InitializeResult
+	switch r := resp.Result.(type) {
+	case mcp.InitializeResult:
+		info = r
+	case *mcp.InitializeResult:
+		info = *r
+	default:
+		return nil, fmt.Errorf("the session's MCP server answered initialize with a %T", resp.Result)
+	}
+	d.mcp = server.NewMCPServer(info.ServerInfo.Name, info.ServerInfo.Version,
+		server.WithToolCapabilities(false),
+		server.WithInstructions(info.Instructions),
+		server.WithRecovery(),
+		server.WithLogger(slog.New(mcpserve.LowerInfo(ss.log.Handler()))),
+	)
+	tools := own.ListTools()
+	names := make([]string, 0, len(tools))
+	for name := range tools {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		d.mcp.AddTool(tools[name].Tool, d.call)
+	}
+	d.httpSrv, d.handler = mcptransport.NewStreamableHTTP(d.mcp, slog.New(mcpserve.LowerInfo(ss.log.Handler())), nil)
+	return d, nil
+}
+
+// call gives a tool call to the session of the directory that is
+// prompting, whole, as its own server would take it from its own client;
+// it fails with a tool error when there is not exactly one.
+func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s, err := d.live()
+	if err != nil {
+		d.ss.log.Warn("refused a call to a directory's shared MCP server", "cwd", d.cwd, "tool", req.Params.Name, "error", err)
+		return mcp.NewToolResultError(err.Error()), nil
+	}
+	line, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": req.Params})
+	if err != nil {
+		return nil, err
+	}
+	// Without the shared server's client session: the calls of a session
+	// share its server's sessionless read ledger, which lasts as long as
+	// the ACP session, whichever connection of the agent carried them.
+	own := s.MCPServer()
+	switch r := own.HandleMessage(own.WithContext(ctx, nil), line).(type) {
+	case mcp.JSONRPCResponse:
+		switch res := r.Result.(type) {
+		case *mcp.CallToolResult:
+			return res, nil
+		case mcp.CallToolResult:
+			return &res, nil
+		}
+		return nil, fmt.Errorf("session %s answered %s with a %T", s.ID(), req.Params.Name, r.Result)
+	case mcp.JSONRPCError:
+		return nil, errors.New(r.Error.Message)
+	default:
+		return nil, fmt.Errorf("session %s answered %s with a %T", s.ID(), req.Params.Name, r)
+	}
+}
+
+// live returns the one open session of the directory whose prompt is
+// running, or an error that says why there is not one.
+func (d *sharedDir) live() (*bridge.Session, error) {
+	ss := d.ss
+	ss.mu.Lock()
+	var live []*bridge.Session
+	var ids []string
+	for _, s := range d.sessions {
+		if id := s.ID(); id != "" && ss.prompting[id] > 0 {
+			live = append(live, s)
+			ids = append(ids, id)
+		}
+	}
+	ss.mu.Unlock()
+	switch len(live) {
+	case 1:
+		return live[0], nil
+	case 0:
+		return nil, fmt.Errorf("no session in %s is prompting, so this call cannot be tied to one: "+
+			"the agent keeps one %s server for all the sessions of a directory, and mcp-acpfs gives each call "+
+			"to the session of that directory whose prompt is running", d.cwd, ss.name)
+	}
+	return nil, fmt.Errorf("%d sessions in %s are prompting at once (%s), so this call cannot be tied to one of them: "+
+		"the agent keeps one %s server for all the sessions of a directory; run one prompt at a time in a directory, "+
+		"or give each session a directory of its own", len(live), d.cwd, strings.Join(ids, ", "), ss.name)
+}

@@ -149,6 +149,9 @@ func (p *proxy) serverEntry(s *bridge.Session) (bridge.MCPServerEntry, error) {
 		}
 		return s.HTTPEntry()
 	}
+	if p.shared.applies() {
+		p.shared.warnStdio()
+	}
 	e, err := s.StdioEntry()
 	if version == capabilities.ProtocolV2 {
 		e.Type = "stdio"

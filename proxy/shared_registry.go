@@ -85,6 +85,7 @@ type sharedServers struct {
 	url       string                           // the endpoint's URL
 	closed    bool
 	watchers  sync.WaitGroup // one per session, until it closes
+	stdioOnce sync.Once      // the warning of warnStdio
 }
 
 func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *sharedServers {
@@ -128,6 +129,16 @@ func (ss *sharedServers) applies() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	return ss.shared
+}
+
+// warnStdio says, once, that the sessions' stdio entries are not shared:
+// only http ones are.
+func (ss *sharedServers) warnStdio() {
+	ss.stdioOnce.Do(func() {
+		ss.log.Warn("the agent keeps one MCP server per directory, and the sessions get stdio entries, " +
+			"which are not shared: of two sessions in one directory, both reach the later one's files; " +
+			"--mcp-transport http (or auto) gives each directory one entry that reaches the session that is prompting")
+	})
 }
 
 // promptStarted and promptEnded count the session/prompt requests of the

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -515,6 +516,9 @@ func (p *proxy) forwardNotification(m wire.Message, to *hop) {
 	}
 	if m.Method == methodSessionUpdate && to == p.editor && p.proto.v1() {
 		p.modes.update(m)
+		if bytes.Contains(m.Params, toolCallMarker) {
+			p.shared.report(m.Params)
+		}
 		if line := p.follow.update(m); line != nil {
 			to.send(line)
 			return

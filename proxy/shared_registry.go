@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -36,12 +37,14 @@ import (
 //
 // So for such an agent, every session of one directory gets one entry: a
 // server of the proxy's own for the directory, with a secret of its own,
-// which gives each tool call to the session of the directory whose prompt
-// is running (the proxy sees session/prompt and its response), through
-// that session's own MCP server, with its roots, its editor route and its
-// read guard. A call that cannot be tied to exactly one such session (none
-// is prompting, or several are at once) fails with a tool error that says
-// why; it is never guessed.
+// which gives each tool call to a session of the directory through that
+// session's own MCP server, with its roots, its editor route and its read
+// guard: to the one session that is prompting (the proxy sees
+// session/prompt and its response), or, when several are, to the one that
+// reported the call (session/update tool_call, with the tool and its
+// arguments) if no other has reported the same call. A call that cannot
+// be tied to exactly one session fails with a tool error that says why;
+// it is never guessed.
 
 // sharedRegistryAgents are the agentInfo.name values, at initialize, of
 // the agents that keep one MCP server registry per directory. It is the
@@ -51,6 +54,23 @@ var sharedRegistryAgents = []string{"OpenCode"} // opencode 1.18.33
 // sharedRegistryCommands are the program names (less an extension) of
 // the same agents, for a command line that names one.
 var sharedRegistryCommands = []string{"opencode"}
+
+// sharedRegistryToolRef is how those agents name a tool of an MCP server
+// in the title of their reports of its calls (session/update tool_call):
+// a format of the server's name and the tool's.
+const sharedRegistryToolRef = "%s_%s"
+
+// announceWait bounds how long a call waits for its session's report of
+// it, when several sessions of its directory are prompting: the report
+// comes on the agent's stdout, the call over HTTP, in no set order.
+const announceWait = 2 * time.Second
+
+// reportSettle is how long a call that only one of several prompting
+// sessions has reported waits, from its arrival, before it is given to
+// that session: a report of the same call by another session, on its way,
+// then makes it ambiguous instead. opencode reports a call (pending, then
+// in progress with its arguments) some 40 ms before it makes it.
+const reportSettle = 100 * time.Millisecond
 
 // sharesRegistry reports whether the agent named agentName at initialize,
 // or run by argv, keeps one MCP server registry per directory.
@@ -70,11 +90,13 @@ func sharesRegistry(agentName string, argv []string) bool {
 // sessions that are prompting. The zero value is not usable: see
 // newSharedServers.
 type sharedServers struct {
-	name     string // the MCP server's name in the entries
-	byArgv   bool   // the command line names an agent with a shared registry
-	log      *slog.Logger
-	timeout  time.Duration // BridgeOptions.HandshakeTimeout, or its default
-	maxBytes int64         // the largest request body
+	name      string // the MCP server's name in the entries
+	byArgv    bool   // the command line names an agent with a shared registry
+	log       *slog.Logger
+	timeout   time.Duration  // BridgeOptions.HandshakeTimeout, or its default
+	maxBytes  int64          // the largest request body
+	watchers  sync.WaitGroup // one per session, until it closes
+	stdioOnce sync.Once      // the warning of warnStdio
 
 	mu        sync.Mutex
 	shared    bool                             // the agent keeps one registry per directory
@@ -84,10 +106,22 @@ type sharedServers struct {
 	srv       *http.Server                     // started on first use
 	url       string                           // the endpoint's URL
 	closed    bool
-	watchers  sync.WaitGroup // one per session, until it closes
-	stdioOnce sync.Once      // the warning of warnStdio
+	// calls are the tool calls the agent reported and has not finished,
+	// by ACP session id and toolCallId, while the session prompts.
+	calls map[string]map[string]*reportedCall
+	// changed is closed, and replaced, when calls changes.
+	changed chan struct{}
 }
 
+// A reportedCall is a tool call as the agent's reports of it tell it.
+type reportedCall struct {
+	title   string
+	args    any  // rawInput, decoded; nil until known
+	claimed bool // a call to a directory's server was given to its session by it
+}
+
+// newSharedServers returns the directories' servers of a connection
+// whose agent argv runs, with the proxy's options.
 func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *sharedServers {
 	name := opts.Bridge.Name
 	if name == "" {
@@ -107,6 +141,8 @@ func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *share
 		prompting: map[string]int{},
 		dirs:      map[string]*sharedDir{},
 		bySecret:  map[[sha256.Size]byte]*sharedDir{},
+		calls:     map[string]map[string]*reportedCall{},
+		changed:   make(chan struct{}),
 	}
 }
 
@@ -154,7 +190,59 @@ func (ss *sharedServers) promptEnded(id string) {
 	defer ss.mu.Unlock()
 	if ss.prompting[id]--; ss.prompting[id] <= 0 {
 		delete(ss.prompting, id)
+		delete(ss.calls, id)
 	}
+}
+
+// report learns from a session/update of the agent's the tool calls that
+// a session has in progress, for an agent with a shared registry.
+func (ss *sharedServers) report(params json.RawMessage) {
+	if !ss.applies() {
+		return
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+		Update    struct {
+			SessionUpdate string          `json:"sessionUpdate"`
+			ToolCallID    string          `json:"toolCallId"`
+			Status        string          `json:"status"`
+			Title         string          `json:"title"`
+			RawInput      json.RawMessage `json:"rawInput"`
+		} `json:"update"`
+	}
+	if json.Unmarshal(params, &p) != nil || p.Update.ToolCallID == "" ||
+		p.Update.SessionUpdate != "tool_call" && p.Update.SessionUpdate != "tool_call_update" {
+		return
+	}
+	u := p.Update
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if ss.prompting[p.SessionID] == 0 {
+		return
+	}
+	calls := ss.calls[p.SessionID]
+	if u.Status == "completed" || u.Status == "failed" {
+		delete(calls, u.ToolCallID)
+	} else {
+		if calls == nil {
+			calls = map[string]*reportedCall{}
+			ss.calls[p.SessionID] = calls
+		}
+		c := calls[u.ToolCallID]
+		if c == nil {
+			c = &reportedCall{}
+			calls[u.ToolCallID] = c
+		}
+		if u.Title != "" {
+			c.title = u.Title
+		}
+		var args map[string]any
+		if json.Unmarshal(u.RawInput, &args) == nil && len(args) > 0 {
+			c.args = args
+		}
+	}
+	close(ss.changed)
+	ss.changed = make(chan struct{})
 }
 
 // entry returns the http entry of s's directory, which s joins until it
@@ -326,7 +414,7 @@ func (ss *sharedServers) newDir(s *bridge.Session) (*sharedDir, error) {
 // prompting, whole, as its own server would take it from its own client;
 // it fails with a tool error when there is not exactly one.
 func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	s, err := d.live()
+	s, err := d.live(ctx, req.Params.Name, req.GetArguments())
 	if err != nil {
 		d.ss.log.Warn("refused a call to a directory's shared MCP server", "cwd", d.cwd, "tool", req.Params.Name, "error", err)
 		return mcp.NewToolResultError(err.Error()), nil
@@ -355,29 +443,110 @@ func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	}
 }
 
-// live returns the one open session of the directory whose prompt is
-// running, or an error that says why there is not one.
-func (d *sharedDir) live() (*bridge.Session, error) {
+// live returns the open session of the directory that the call of tool
+// with args belongs to: the one that is prompting, or, when several are,
+// the one whose report of the call has come, unless another of them has
+// reported a call of the tool with the same arguments or with arguments
+// not known yet, by reportSettle after the call came. It waits up to
+// announceWait for the reports; if there is not one such session, it
+// returns an error that says why.
+func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) (*bridge.Session, error) {
 	ss := d.ss
-	ss.mu.Lock()
-	var live []*bridge.Session
-	var ids []string
-	for _, s := range d.sessions {
-		if id := s.ID(); id != "" && ss.prompting[id] > 0 {
-			live = append(live, s)
-			ids = append(ids, id)
+	title := fmt.Sprintf(sharedRegistryToolRef, ss.name, tool)
+	var argsAny any = args
+	if args == nil {
+		argsAny = map[string]any{}
+	}
+	timer := time.NewTimer(announceWait)
+	defer timer.Stop()
+	settled := time.After(reportSettle)
+	for {
+		ss.mu.Lock()
+		var live []*bridge.Session
+		var ids []string
+		for _, s := range d.sessions {
+			if id := s.ID(); id != "" && ss.prompting[id] > 0 {
+				live = append(live, s)
+				ids = append(ids, id)
+			}
+		}
+		if len(live) == 1 {
+			if c := ss.match(ids[0], title, argsAny); c != nil {
+				c.claimed = true
+			}
+			ss.mu.Unlock()
+			return live[0], nil
+		}
+		if len(live) == 0 {
+			ss.mu.Unlock()
+			return nil, fmt.Errorf("no session in %s is prompting, so this call cannot be tied to one: "+
+				"the agent keeps one %s server for all the sessions of a directory, and mcp-acpfs gives each call "+
+				"to the session of that directory whose prompt is running", d.cwd, ss.name)
+		}
+		var mine []int  // the sessions that reported this very call
+		var maybe []int // and those that reported a call of the tool whose arguments are not known yet
+		for i, id := range ids {
+			if ss.match(id, title, argsAny) != nil {
+				mine = append(mine, i)
+			} else if ss.unknownArgs(id, title) {
+				maybe = append(maybe, i)
+			}
+		}
+		unique := len(mine) == 1 && len(maybe) == 0
+		if unique && settled == nil {
+			ss.match(ids[mine[0]], title, argsAny).claimed = true
+			ss.mu.Unlock()
+			ss.log.Debug("gave a call to a directory's shared MCP server to the session that reported it",
+				"cwd", d.cwd, "tool", tool, "session", ids[mine[0]], "prompting", len(live))
+			return live[mine[0]], nil
+		}
+		changed := ss.changed
+		ss.mu.Unlock()
+		var why string
+		switch {
+		case len(mine) > 1:
+			why = "more than one of them reported a call of " + title + " with these arguments"
+		case len(mine) == 0:
+			why = "none of them reported a call of " + title + " with these arguments"
+		default:
+			why = "another of them reported a call of " + title + " whose arguments are not known yet"
+		}
+		select {
+		case <-changed:
+			continue
+		case <-settled:
+			settled = nil
+			continue
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timer.C:
+		}
+		return nil, fmt.Errorf("%d sessions in %s are prompting at once (%s), and this call cannot be tied to one of them: "+
+			"%s within %v. The agent keeps one %s server for all the sessions of a directory; "+
+			"run one prompt at a time in a directory, or give each session a directory of its own",
+			len(live), d.cwd, strings.Join(ids, ", "), why, announceWait, ss.name)
+	}
+}
+
+// match returns the call of session id, reported and not yet claimed,
+// whose title is title and whose arguments are args, or nil. ss.mu is
+// held.
+func (ss *sharedServers) match(id, title string, args any) *reportedCall {
+	for _, c := range ss.calls[id] {
+		if !c.claimed && c.title == title && c.args != nil && reflect.DeepEqual(c.args, args) {
+			return c
 		}
 	}
-	ss.mu.Unlock()
-	switch len(live) {
-	case 1:
-		return live[0], nil
-	case 0:
-		return nil, fmt.Errorf("no session in %s is prompting, so this call cannot be tied to one: "+
-			"the agent keeps one %s server for all the sessions of a directory, and mcp-acpfs gives each call "+
-			"to the session of that directory whose prompt is running", d.cwd, ss.name)
+	return nil
+}
+
+// unknownArgs reports whether session id has reported a call titled
+// title whose arguments are not known yet. ss.mu is held.
+func (ss *sharedServers) unknownArgs(id, title string) bool {
+	for _, c := range ss.calls[id] {
+		if !c.claimed && c.title == title && c.args == nil {
+			return true
+		}
 	}
-	return nil, fmt.Errorf("%d sessions in %s are prompting at once (%s), so this call cannot be tied to one of them: "+
-		"the agent keeps one %s server for all the sessions of a directory; run one prompt at a time in a directory, "+
-		"or give each session a directory of its own", len(live), d.cwd, strings.Join(ids, ", "), ss.name)
+	return false
 }

@@ -238,9 +238,48 @@ func TestProxySharedRegistry(t *testing.T) {
 	}
 	wmu.Unlock()
 
+	// report has the agent report a call of read_text_file of session
+	// id, as opencode does before it makes the call, and waits until the
+	// proxy has passed the report on.
+	report := func(id, callID string, args map[string]any) {
+		t.Helper()
+		agent.send(map[string]any{"jsonrpc": "2.0", "method": "session/update", "params": map[string]any{
+			"sessionId": id, "update": map[string]any{"sessionUpdate": "tool_call_update", "toolCallId": callID,
+				"status": "in_progress", "kind": "other", "title": "acpfs_read_text_file", "rawInput": args}}})
+		editor.nextNote(ctx, "session/update")
+	}
 	end1, end2 := prompt("sess-1"), prompt("sess-2")
-	if text, failed := read(); !failed || !strings.Contains(text, "2 sessions in "+dir+" are prompting at once (") {
-		t.Errorf("a call while two sessions prompt: %q (failed %v), want the error that says so", text, failed)
+	// Both prompt: each call goes to the session that reported it, the
+	// report before the call or after it.
+	report("sess-1", "call-1", map[string]any{"path": file})
+	report("sess-2", "call-1", map[string]any{"path": file, "limit": 1})
+	if text, failed := read(); failed || !strings.Contains(text, buffers["sess-1"]) {
+		t.Errorf("a call that session 1 reported, while both prompt: %q (failed %v)", text, failed)
+	}
+	second := make(chan string, 1)
+	go func() {
+		text, _ := tool(mcpfs.ReadTextFile, map[string]any{"path": file, "limit": 1})
+		second <- text
+	}()
+	if text := <-second; !strings.Contains(text, buffers["sess-2"]) {
+		t.Errorf("a call that session 2 reported, while both prompt: %q", text)
+	}
+	reportLate := make(chan string, 1)
+	go func() {
+		text, _ := tool(mcpfs.ReadTextFile, map[string]any{"path": file, "lineNumbers": true})
+		reportLate <- text
+	}()
+	report("sess-2", "call-2", map[string]any{"path": file, "lineNumbers": true})
+	if text := <-reportLate; !strings.Contains(text, strings.TrimSpace(buffers["sess-2"])) {
+		t.Errorf("a call that session 2 reported after it came, while both prompt: %q", text)
+	}
+	// The same call reported by both: it cannot be tied to one.
+	report("sess-1", "call-3", map[string]any{"path": file, "line": 1})
+	report("sess-2", "call-3", map[string]any{"path": file, "line": 1})
+	if text, failed := tool(mcpfs.ReadTextFile, map[string]any{"path": file, "line": 1}); !failed ||
+		!strings.Contains(text, "2 sessions in "+dir+" are prompting at once (") ||
+		!strings.Contains(text, "more than one of them reported a call of acpfs_read_text_file with these arguments") {
+		t.Errorf("a call that both sessions reported: %q (failed %v), want the error that says so", text, failed)
 	}
 	end1()
 	end2()

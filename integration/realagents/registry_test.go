@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -23,8 +24,10 @@ import (
 // per directory and name, behind the proxy with two sessions in one
 // directory, each with its own editor buffer of notes.txt. Each session's
 // model reads the file with acpfs's read_text_file, and gets its own
-// session's buffer; when both sessions prompt at once, a call gets the
-// tool error that says it cannot be tied to one of them; once one session
+// session's buffer: prompting alone, and both at once (each call then goes
+// to the session that reported it). When both make the same call at once,
+// a call reported by both gets the tool error that says it cannot be tied
+// to one of them, and no model gets the other's buffer. Once one session
 // is closed, the other keeps reading its own buffer.
 func TestOpencodeSharedRegistry(t *testing.T) {
 	a := moreAgents[0]
@@ -37,13 +40,18 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 	writeFile(t, file, diskText)
 
 	readTool := a.tool("read_text_file")
+	var sameArgs atomic.Bool // both sessions' models read with the same arguments
 	model := modelserver.Start(a.api, func(req modelserver.Request) modelserver.Reply {
 		// A prompt's turn reads the file; the turn after its result
 		// ends. Requests without the tools (opencode's title) get text.
 		if !containsString(req.Tools, readTool) || lastRole(req.Body) != "user" {
 			return modelserver.Reply{Text: "done"}
 		}
-		return modelserver.Reply{Call: &modelserver.Call{Name: readTool, Args: mustJSON(map[string]any{"path": file})}}
+		args := map[string]any{"path": file}
+		if !sameArgs.Load() && strings.Contains(req.Prompt, "session B") {
+			args["limit"] = 5
+		}
+		return modelserver.Reply{Call: &modelserver.Call{Name: readTool, Args: mustJSON(args)}}
 	})
 	t.Cleanup(model.Close)
 
@@ -116,6 +124,7 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 	}
 	text := map[string]string{}
 	var ids []string
+	names := map[string]string{} // session id → A or B
 	for _, name := range []string{"A", "B"} {
 		id, err := ed.NewSession(ctx, ws, nil)
 		if err != nil {
@@ -128,13 +137,14 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 		buffers[id] = b
 		mu.Unlock()
 		ids = append(ids, id)
+		names[id] = name
 	}
 	sessA, sessB := ids[0], ids[1]
 
 	prompt := func(id string) {
 		t.Helper()
 		params := map[string]any{"sessionId": id,
-			"prompt": []any{map[string]any{"type": "text", "text": "Read " + fileName + "."}}}
+			"prompt": []any{map[string]any{"type": "text", "text": "Read " + fileName + " for session " + names[id] + "."}}}
 		var res struct {
 			StopReason string `json:"stopReason"`
 		}
@@ -143,50 +153,77 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 		}
 	}
 	// results returns the tool results the model received since turn n
-	// (of the model's turns), and how many turns there are now.
-	results := func(n int) ([]string, int) {
+	// (of the model's turns), by the session (A or B) whose conversation
+	// it is, and how many turns there are now.
+	results := func(n int) (map[string][]string, int) {
 		turns := model.Turns()
-		var out []string
+		out := map[string][]string{}
 		for _, q := range turns[n:] {
-			if lastRole(q.Body) == "tool" && len(q.Results) > 0 {
-				out = append(out, q.Results[len(q.Results)-1].Text)
+			if lastRole(q.Body) != "tool" || len(q.Results) == 0 {
+				continue
 			}
+			name := "?"
+			for _, nm := range []string{"A", "B"} {
+				if strings.Contains(q.Prompt, "session "+nm) {
+					name = nm
+				}
+			}
+			out[name] = append(out[name], q.Results[len(q.Results)-1].Text)
 		}
 		return out, len(turns)
 	}
-	wantOwn := func(what, id string, got []string) {
+	wantOwn := func(what, id string, got map[string][]string) {
 		t.Helper()
-		if len(got) != 1 || !strings.Contains(got[0], text[id]) {
-			t.Errorf("%s: the model of %s received %q, want one result with its buffer %q", what, id, got, text[id])
+		own := got[names[id]]
+		if len(own) != 1 || !strings.Contains(own[0], text[id]) {
+			t.Errorf("%s: the model of session %s received %q, want one result with its buffer %q", what, names[id], own, text[id])
 		}
+	}
+	both := func() {
+		var wg sync.WaitGroup
+		for _, id := range []string{sessA, sessB} {
+			wg.Go(func() { prompt(id) })
+		}
+		wg.Wait()
 	}
 
 	n := 0
-	var got []string
+	var got map[string][]string
 	for _, id := range []string{sessA, sessB} {
 		prompt(id)
 		got, n = results(n)
 		wantOwn("prompting alone", id, got)
 	}
 
-	// Both at once: the first call cannot be tied to either.
-	var wg sync.WaitGroup
-	for _, id := range []string{sessA, sessB} {
-		wg.Go(func() { prompt(id) })
+	// Both at once, each call with arguments of its own: each goes to
+	// the session that reported it.
+	both()
+	got, n = results(n)
+	wantOwn("both prompting", sessA, got)
+	wantOwn("both prompting", sessB, got)
+	if !strings.Contains(stderr.String(), "gave a call to a directory's shared MCP server to the session that reported it") {
+		t.Error("no call was given to a session by its report: the two prompts did not overlap")
 	}
-	wg.Wait()
+
+	// Both at once, with the same arguments: a call that both reported
+	// cannot be tied to either, and is refused; none gets the other's
+	// buffer.
+	sameArgs.Store(true)
+	both()
 	got, n = results(n)
 	refused := 0
-	for _, r := range got {
-		if strings.Contains(r, "2 sessions in "+ws+" are prompting at once") {
-			refused++
-		} else if !strings.Contains(r, text[sessA]) && !strings.Contains(r, text[sessB]) {
-			t.Errorf("while both prompted, a model received %q: neither the refusal nor a session's buffer", r)
+	for _, id := range []string{sessA, sessB} {
+		for _, r := range got[names[id]] {
+			switch {
+			case strings.Contains(r, "2 sessions in "+ws+" are prompting at once"):
+				refused++
+			case !strings.Contains(r, text[id]):
+				t.Errorf("both prompting with the same call, the model of session %s received %q", names[id], r)
+			}
 		}
 	}
-	if refused == 0 {
-		t.Errorf("while both sessions prompted, no call was refused; the models received %q", got)
-	}
+	t.Logf("both prompting with the same call: %d of the calls refused", refused)
+	sameArgs.Store(false)
 
 	if err := ed.Call(ctx, "session/close", map[string]any{"sessionId": sessB}, nil); err != nil {
 		t.Fatalf("session/close: %v", err)

@@ -370,8 +370,9 @@ type sharedDir struct {
 }
 
 // newDir makes the server of s's directory: the tools, server info and
-// instructions of s's own server, each tool call given to the session
-// that is prompting.
+// instructions of s's own server, each tool call given to one session of
+// the directory (live). It offers no resources, which would need the
+// same routing.
 func (ss *sharedServers) newDir(s *bridge.Session) (*sharedDir, error) {
 	d := &sharedDir{ss: ss, cwd: s.Cwd(), secret: loopback.NewToken()}
 	own := s.MCPServer()
@@ -393,6 +394,7 @@ func (ss *sharedServers) newDir(s *bridge.Session) (*sharedDir, error) {
 	}
 	d.mcp = server.NewMCPServer(info.ServerInfo.Name, info.ServerInfo.Version,
 		server.WithToolCapabilities(false),
+		server.WithLogging(),
 		server.WithInstructions(info.Instructions),
 		server.WithRecovery(),
 		server.WithLogger(slog.New(mcpserve.LowerInfo(ss.log.Handler()))),

@@ -425,11 +425,8 @@ func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 	if err != nil {
 		return nil, err
 	}
-	// Without the shared server's client session: the calls of a session
-	// share its server's sessionless read ledger, which lasts as long as
-	// the ACP session, whichever connection of the agent carried them.
 	own := s.MCPServer()
-	switch r := own.HandleMessage(own.WithContext(ctx, nil), line).(type) {
+	switch r := own.HandleMessage(own.WithContext(ctx, asCaller(ctx)), line).(type) {
 	case mcp.JSONRPCResponse:
 		switch res := r.Result.(type) {
 		case *mcp.CallToolResult:
@@ -551,4 +548,26 @@ func (ss *sharedServers) unknownArgs(id, title string) bool {
 		}
 	}
 	return false
+}
+
+// A caller is the client session of a call that a directory's server gives
+// to a session's own server: the client's info and capabilities, which
+// shape the results (a host's page size, in mcpfs), and no session id, so
+// that the calls of a session share its server's sessionless read ledger,
+// which lasts as long as the ACP session, whichever of the agent's
+// connections to the directory's server carried them.
+type caller struct {
+	server.SessionWithClientInfo
+}
+
+// SessionID returns "": the call has no MCP session of its own there.
+func (caller) SessionID() string { return "" }
+
+// asCaller returns the client session of ctx as a caller, or nil if it
+// has no client info.
+func asCaller(ctx context.Context) server.ClientSession {
+	if cs, ok := server.ClientSessionFromContext(ctx).(server.SessionWithClientInfo); ok {
+		return caller{cs}
+	}
+	return nil
 }

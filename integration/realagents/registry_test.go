@@ -156,6 +156,7 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 	// (of the model's turns), by the session (A or B) whose conversation
 	// it is, and how many turns there are now.
 	results := func(n int) (map[string][]string, int) {
+		t.Helper()
 		turns := model.Turns()
 		out := map[string][]string{}
 		for _, q := range turns[n:] {
@@ -167,6 +168,9 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 				if strings.Contains(q.Prompt, "session "+nm) {
 					name = nm
 				}
+			}
+			if name == "?" {
+				t.Errorf("a tool result in a conversation of neither session: %s", truncate(string(q.Body), 2000))
 			}
 			out[name] = append(out[name], q.Results[len(q.Results)-1].Text)
 		}
@@ -213,6 +217,10 @@ func TestOpencodeSharedRegistry(t *testing.T) {
 	got, n = results(n)
 	refused := 0
 	for _, id := range []string{sessA, sessB} {
+		if len(got[names[id]]) != 1 {
+			t.Errorf("both prompting with the same call, the model of session %s received %q, want one result",
+				names[id], got[names[id]])
+		}
 		for _, r := range got[names[id]] {
 			switch {
 			case strings.Contains(r, "2 sessions in "+ws+" are prompting at once"):

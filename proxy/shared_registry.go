@@ -461,14 +461,7 @@ func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) 
 	settled := time.After(reportSettle)
 	for {
 		ss.mu.Lock()
-		var live []*bridge.Session
-		var ids []string
-		for _, s := range d.sessions {
-			if id := s.ID(); id != "" && ss.prompting[id] > 0 {
-				live = append(live, s)
-				ids = append(ids, id)
-			}
-		}
+		live, ids := d.prompting()
 		if len(live) == 1 {
 			if c := ss.match(ids[0], title, argsAny); c != nil {
 				c.claimed = true
@@ -525,6 +518,25 @@ func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) 
 			"run one prompt at a time in a directory, or give each session a directory of its own",
 			len(live), d.cwd, strings.Join(ids, ", "), why, announceWait, ss.name)
 	}
+}
+
+// prompting returns the open sessions of the directory whose prompts are
+// running, and their ids: for an id that more than one session has (a
+// session/load of a session that is open), the one that joined last,
+// whose entry the agent was given last. ss.mu is held.
+func (d *sharedDir) prompting() ([]*bridge.Session, []string) {
+	var live []*bridge.Session
+	var ids []string
+	for i := len(d.sessions) - 1; i >= 0; i-- {
+		s := d.sessions[i]
+		if id := s.ID(); id != "" && d.ss.prompting[id] > 0 && !slices.Contains(ids, id) {
+			live = append(live, s)
+			ids = append(ids, id)
+		}
+	}
+	slices.Reverse(live)
+	slices.Reverse(ids)
+	return live, ids
 }
 
 // match returns the call of session id, reported and not yet claimed,

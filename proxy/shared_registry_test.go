@@ -53,6 +53,9 @@ func (a *registryAgent) sessionNew(m wire.Message) any {
 		json.Unmarshal(e, &named)
 		a.registry[p.Cwd][named.Name] = e
 	}
+	if m.Method == "session/load" {
+		return map[string]any{}
+	}
 	a.nextID++
 	return map[string]any{"sessionId": fmt.Sprintf("sess-%d", a.nextID)}
 }
@@ -82,8 +85,8 @@ func (a *registryAgent) entry(cwd string) (url string, headers map[string]string
 // session's editor buffers through the one entry the directory keeps, by
 // the session that is prompting; a call with no session prompting, or with
 // two at once, fails with a tool error that says so; once one session is
-// closed, the other keeps working; a session in another directory gets an
-// entry of its own.
+// closed, the other keeps working, and goes on when loaded again; a
+// session in another directory gets an entry of its own.
 func TestProxySharedRegistry(t *testing.T) {
 	leaks := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
@@ -142,6 +145,7 @@ func TestProxySharedRegistry(t *testing.T) {
 				"agentInfo": map[string]any{"name": "OpenCode", "version": "1.18.33"}}
 		},
 		"session/new":   ra.sessionNew,
+		"session/load":  ra.sessionNew,
 		"session/close": func(wire.Message) any { return map[string]any{} },
 	})
 	defer func() {
@@ -288,6 +292,14 @@ func TestProxySharedRegistry(t *testing.T) {
 	end := prompt("sess-1")
 	if text, failed := read(); failed || !strings.Contains(text, buffers["sess-1"]) {
 		t.Errorf("a read of session 1 after session 2 closed: %q (failed %v)", text, failed)
+	}
+	end()
+	// Loaded again while open, session 1 has two bridge sessions: the
+	// later one serves it.
+	call("session/load", map[string]any{"sessionId": "sess-1", "cwd": dir, "mcpServers": []any{}})
+	end = prompt("sess-1")
+	if text, failed := read(); failed || !strings.Contains(text, buffers["sess-1"]) {
+		t.Errorf("a read of session 1 after it was loaded again: %q (failed %v)", text, failed)
 	}
 	end()
 	if n := logs.count("refused a call to a directory's shared MCP server"); n != 2 {

@@ -497,11 +497,13 @@ func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) 
 		var why string
 		switch {
 		case len(mine) > 1:
-			why = "more than one of them reported a call of " + title + " with these arguments"
+			// No report to come can tell them apart.
+			return nil, d.ambiguous(ids, "more than one of them reported a call of "+title+" with these arguments")
 		case len(mine) == 0:
-			why = "none of them reported a call of " + title + " with these arguments"
+			why = "none of them reported a call of " + title + " with these arguments within " + announceWait.String()
 		default:
-			why = "another of them reported a call of " + title + " whose arguments are not known yet"
+			why = "another of them reported a call of " + title + " whose arguments were still unknown " +
+				announceWait.String() + " later"
 		}
 		select {
 		case <-changed:
@@ -513,11 +515,17 @@ func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) 
 			return nil, ctx.Err()
 		case <-timer.C:
 		}
-		return nil, fmt.Errorf("%d sessions in %s are prompting at once (%s), and this call cannot be tied to one of them: "+
-			"%s within %v. The agent keeps one %s server for all the sessions of a directory; "+
-			"run one prompt at a time in a directory, or give each session a directory of its own",
-			len(live), d.cwd, strings.Join(ids, ", "), why, announceWait, ss.name)
+		return nil, d.ambiguous(ids, why)
 	}
+}
+
+// ambiguous is the error of a call that cannot be tied to one of the
+// prompting sessions ids, for the reason why.
+func (d *sharedDir) ambiguous(ids []string, why string) error {
+	return fmt.Errorf("%d sessions in %s are prompting at once (%s), and this call cannot be tied to one of them: "+
+		"%s. The agent keeps one %s server for all the sessions of a directory; "+
+		"run one prompt at a time in a directory, or give each session a directory of its own",
+		len(ids), d.cwd, strings.Join(ids, ", "), why, d.ss.name)
 }
 
 // prompting returns the open sessions of the directory whose prompts are

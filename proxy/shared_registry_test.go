@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -103,6 +104,12 @@ func TestProxySharedRegistry(t *testing.T) {
 	}
 	file := filepath.Join(dir, "notes.txt")
 	if err := os.WriteFile(file, []byte("on disk\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Saved long ago: a read that differs from the disk is not taken for
+	// an editor's reload still to come, which the Router would wait for.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(file, old, old); err != nil {
 		t.Fatal(err)
 	}
 

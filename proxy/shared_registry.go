@@ -412,9 +412,10 @@ func (ss *sharedServers) newDir(s *bridge.Session) (*sharedDir, error) {
 	return d, nil
 }
 
-// call gives a tool call to the session of the directory that is
-// prompting, whole, as its own server would take it from its own client;
-// it fails with a tool error when there is not exactly one.
+// call gives a tool call, whole, to the server of the session of the
+// directory that it belongs to (live), as that server would take it from
+// a client of its own; when it belongs to no one session, it fails with a
+// tool error that says why.
 func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s, err := d.live(ctx, req.Params.Name, req.GetArguments())
 	if err != nil {
@@ -436,7 +437,7 @@ func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 		}
 		return nil, fmt.Errorf("session %s answered %s with a %T", s.ID(), req.Params.Name, r.Result)
 	case mcp.JSONRPCError:
-		return nil, errors.New(r.Error.Message)
+		return nil, fmt.Errorf("session %s: %s", s.ID(), r.Error.Message)
 	default:
 		return nil, fmt.Errorf("session %s answered %s with a %T", s.ID(), req.Params.Name, r)
 	}

@@ -144,7 +144,13 @@ func (p *proxy) serverEntry(s *bridge.Session) (bridge.MCPServerEntry, error) {
 	case capabilities.TransportACP:
 		return p.acp.add(s), nil
 	case capabilities.TransportHTTP:
+		if p.shared.applies() {
+			return p.shared.entry(s) // shared_registry.go
+		}
 		return s.HTTPEntry()
+	}
+	if p.shared.applies() {
+		p.shared.warnStdio()
 	}
 	e, err := s.StdioEntry()
 	if version == capabilities.ProtocolV2 {

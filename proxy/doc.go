@@ -10,7 +10,10 @@
 // the kind and locations of the agent's reports of calls to them
 // (toolcall_update.go). It answers the agent's mcp/message requests for
 // sessions whose server it gave over ACP itself (mcpacp.go), and on the
-// ACP v2 draft adds only the entry, in v2's shape (acpv2.go).
+// ACP v2 draft adds only the entry, in v2's shape (acpv2.go). For an agent
+// that keeps one MCP server per directory (opencode), the sessions of a
+// directory share one http entry, whose server gives each tool call to the
+// session there that is prompting (shared_registry.go).
 //
 // # MCP over ACP
 //

@@ -52,6 +52,8 @@ type pendingRequest struct {
 	// sessionID is the session of a load, resume, set_mode or
 	// set_config_option request, and mode the mode set_mode asks for.
 	sessionID, mode string
+	// prompt is the session id of a session/prompt request.
+	prompt string
 }
 
 // reply is the outcome of one of the proxy's own requests: the peer's

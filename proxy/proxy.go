@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,7 @@ const (
 	methodSessionResume = "session/resume"
 	methodSessionFork   = "session/fork"
 	methodSessionClose  = "session/close"
+	methodSessionPrompt = "session/prompt"
 	methodSessionUpdate = "session/update"
 	methodPermission    = "session/request_permission"
 	methodSetMode       = "session/set_mode"
@@ -136,6 +138,8 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 	p.proto = newProtocol(opts.MCPTransport, log)
 	p.acp = newACPServers(st.server, p.agent, log)
 	defer p.acp.close() // after the sessions close
+	p.shared = newSharedServers(opts, argv, log)
+	defer p.shared.close() // after the sessions close
 	defer p.bridge.Close()
 
 	editorWriter := goDone(func() { p.editor.out.run() })
@@ -250,7 +254,8 @@ type proxy struct {
 	follow        *follower // used by the agent's pump only
 	proto         *protocol
 	acp           *acpServers
-	modes         sessionModes // each session's mode, as the agent reports it (modes.go)
+	shared        *sharedServers // the servers of directories, for an agent with one registry per directory
+	modes         sessionModes   // each session's mode, as the agent reports it (modes.go)
 }
 
 // sessionCwd returns the working directory of the session with ACP id id,
@@ -346,6 +351,12 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 			}
 			json.Unmarshal(m.Params, &params)
 			pr.closes = params.SessionID
+		case methodSessionPrompt:
+			var params struct {
+				SessionID string `json:"sessionId"`
+			}
+			json.Unmarshal(m.Params, &params)
+			pr.prompt = params.SessionID
 		case methodSetMode, methodSetConfig:
 			var params struct {
 				SessionID string `json:"sessionId"`
@@ -377,6 +388,9 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 		}
 		return
 	}
+	if pr.prompt != "" {
+		p.shared.promptStarted(pr.prompt) // until settled
+	}
 	ourID := json.RawMessage(strconv.FormatInt(id, 10))
 	var line []byte
 	if rewritten == nil {
@@ -389,6 +403,14 @@ func (p *proxy) forwardRequest(m wire.Message, from, to *hop) {
 		return
 	}
 	to.send(line)
+}
+
+// settled is called once for every request taken off a hop, answered or
+// failed: a prompt is no longer running.
+func (p *proxy) settled(pr *pendingRequest) {
+	if pr.prompt != "" {
+		p.shared.promptEnded(pr.prompt)
+	}
 }
 
 // inject returns a session request with the session's MCP server entry
@@ -494,6 +516,9 @@ func (p *proxy) forwardNotification(m wire.Message, to *hop) {
 	}
 	if m.Method == methodSessionUpdate && to == p.editor && p.proto.v1() {
 		p.modes.update(m)
+		if bytes.Contains(m.Params, toolCallMarker) {
+			p.shared.report(m.Params)
+		}
 		if line := p.follow.update(m); line != nil {
 			to.send(line)
 			return
@@ -543,6 +568,7 @@ func (p *proxy) handleResponse(m wire.Message, from, to *hop) {
 		p.log.Warn("dropping a response to no pending request", "from", from.name, "id", string(m.ID))
 		return
 	}
+	p.settled(pr)
 	if pr.reply != nil {
 		pr.reply <- reply{m: m}
 		return
@@ -581,6 +607,7 @@ func (p *proxy) overlong(over *wire.OverlongError, from, to *hop) {
 		if pr == nil {
 			return // the Reader has logged the line
 		}
+		p.settled(pr)
 		if pr.reply != nil {
 			pr.reply <- reply{err: &answerTooLargeError{peer: from.name, method: pr.method, size: over.Len, limit: int64(over.Max)}}
 			return
@@ -619,6 +646,7 @@ func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
 		if ok {
 			p.bridge.InitializeAgent(m.Result)
 			p.steer.agentInitialized(m.Result)
+			p.shared.agentInitialized(m.Result)
 		}
 	case methodSessionNew, methodSessionFork:
 		if pr.session == nil {
@@ -662,6 +690,7 @@ func (p *proxy) observe(pr *pendingRequest, m wire.Message) {
 // was forwarded to it and is still unanswered.
 func (p *proxy) failPending(h *hop, cause error, back *hop) {
 	for _, pr := range h.close(cause) {
+		p.settled(pr)
 		back.send(wire.ErrorResponse(pr.origin, wire.CodeInternalError, cause.Error(), nil))
 		if pr.session != nil {
 			pr.session.Close()

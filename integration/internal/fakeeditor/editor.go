@@ -33,6 +33,10 @@ type Options struct {
 	ReadTextFile, WriteTextFile bool
 	// Buffers are the editor's buffers; nil means an empty MemFS.
 	Buffers *fsruntimetest.MemFS
+	// SessionBuffers, if not nil, returns the buffers an fs request of
+	// the session with the given id is served from; a nil MemFS means
+	// Buffers.
+	SessionBuffers func(sessionID string) *fsruntimetest.MemFS
 	// Hold, if not nil, is asked about every request the editor receives;
 	// a request it holds is answered only when the editor receives a
 	// $/cancel_request for it (with -32800), or never.
@@ -341,6 +345,12 @@ func (e *Editor) serve(ctx context.Context, method string, params json.RawMessag
 	if p.SessionID == "" {
 		return nil, &jsonrpc2.Error{Code: jsonrpc2.CodeInvalidParams, Message: "sessionId is required"}
 	}
+	buffers := e.opts.Buffers
+	if e.opts.SessionBuffers != nil {
+		if b := e.opts.SessionBuffers(p.SessionID); b != nil {
+			buffers = b
+		}
+	}
 	line, limit := 0, 0
 	if p.Line != nil {
 		line = *p.Line
@@ -349,13 +359,13 @@ func (e *Editor) serve(ctx context.Context, method string, params json.RawMessag
 		limit = *p.Limit
 	}
 	if method == fsruntime.MethodReadTextFile {
-		text, err := e.opts.Buffers.ReadTextFile(ctx, p.Path, line, limit)
+		text, err := buffers.ReadTextFile(ctx, p.Path, line, limit)
 		if err != nil {
 			return nil, fsruntimetest.ZedError(p.Path, line, err)
 		}
 		return map[string]string{"content": text}, nil
 	}
-	if err := e.opts.Buffers.WriteTextFile(ctx, p.Path, p.Content); err != nil {
+	if err := buffers.WriteTextFile(ctx, p.Path, p.Content); err != nil {
 		return nil, fsruntimetest.ZedError(p.Path, line, err)
 	}
 	return nil, nil // Zed answers null

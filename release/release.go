@@ -227,13 +227,18 @@ func emptyDir(dir string) error {
 	return nil
 }
 
-// extraFiles are the files of the module's root shipped beside the binary.
+// extraFiles are the files of the module's root shipped beside the binary:
+// README.md and LICENSE, and the pages of docs/ that the README links to.
 func extraFiles() []string {
 	var files []string
 	for _, name := range []string{"README.md", "LICENSE"} {
 		if _, err := os.Stat(name); err == nil {
 			files = append(files, name)
 		}
+	}
+	docs, _ := filepath.Glob(filepath.Join("docs", "*.md")) // sorted
+	for _, name := range docs {
+		files = append(files, filepath.ToSlash(name))
 	}
 	return files
 }

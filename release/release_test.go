@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -51,10 +52,20 @@ func TestArchives(t *testing.T) {
 	if err := os.WriteFile(bin, []byte("\x7fELF stand-in"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile("README.md", []byte("# read me\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, data := range map[string]string{
+		"README.md":      "# read me\n",
+		"docs/guide.md":  "# guide\n", // the README's links land in the archive
+		"docs/notes.txt": "not a page\n",
+	} {
+		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	a := archiver{mtime: time.Unix(1_700_000_000, 0).UTC(), files: []string{"README.md"}}
+	a := archiver{mtime: time.Unix(1_700_000_000, 0).UTC(), files: extraFiles()}
+	if want := []string{"README.md", "docs/guide.md"}; !slices.Equal(a.files, want) {
+		t.Fatalf("extraFiles() = %q, want %q", a.files, want)
+	}
 
 	linux, windows := targets[2], targets[4]
 	if linux.String() != "linux/amd64" || windows.String() != "windows/amd64" {
@@ -101,8 +112,9 @@ func TestArchives(t *testing.T) {
 		}
 	}
 	check(name, got, map[string]file{
-		"mcp-acpfs_v1_linux_amd64/mcp-acpfs": {0o755, "\x7fELF stand-in"},
-		"mcp-acpfs_v1_linux_amd64/README.md": {0o644, "# read me\n"},
+		"mcp-acpfs_v1_linux_amd64/mcp-acpfs":     {0o755, "\x7fELF stand-in"},
+		"mcp-acpfs_v1_linux_amd64/README.md":     {0o644, "# read me\n"},
+		"mcp-acpfs_v1_linux_amd64/docs/guide.md": {0o644, "# guide\n"},
 	})
 
 	name, err = a.archive(out, "mcp-acpfs_v1_windows_amd64", windows, bin)
@@ -127,6 +139,7 @@ func TestArchives(t *testing.T) {
 	check(name, got, map[string]file{
 		"mcp-acpfs_v1_windows_amd64/mcp-acpfs.exe": {0o755, "\x7fELF stand-in"},
 		"mcp-acpfs_v1_windows_amd64/README.md":     {0o644, "# read me\n"},
+		"mcp-acpfs_v1_windows_amd64/docs/guide.md": {0o644, "# guide\n"},
 	})
 
 	again := t.TempDir()

@@ -106,8 +106,8 @@ func TestCancelRequestReachesTheEditor(t *testing.T) {
 		ed, conn := newStuckEditor(t)
 		b := bridge.NewBridge(conn, bridge.BridgeOptions{EditorTimeout: timeout})
 		b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
+		dir, _ := filepath.EvalSymlinks(t.TempDir()) // removed after b.Close: Windows keeps open folders
 		t.Cleanup(func() { b.Close() })
-		dir, _ := filepath.EvalSymlinks(t.TempDir())
 		os.WriteFile(filepath.Join(dir, "main.go"), []byte("x\n"), 0o644)
 		s, err := b.OpenSession(bridge.SessionParams{Cwd: dir, SessionID: "sess_1"})
 		if err != nil {
@@ -196,8 +196,8 @@ func TestUnboundSessionFailsNamingBind(t *testing.T) {
 	var logMu sync.Mutex
 	b := bridge.NewBridge(conn, bridge.BridgeOptions{EditorTimeout: 200 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logs}, nil))})
 	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
+	dir, _ := filepath.EvalSymlinks(t.TempDir()) // removed after b.Close: Windows keeps open folders
 	t.Cleanup(func() { b.Close() })
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -241,8 +241,8 @@ func TestAttachLater(t *testing.T) {
 	ed, conn := newStuckEditor(t)
 	b := bridge.NewBridge(nil, bridge.BridgeOptions{EditorTimeout: 200 * time.Millisecond})
 	b.Initialize(json.RawMessage(sessiontest.FSCapabilities))
+	dir, _ := filepath.EvalSymlinks(t.TempDir()) // removed after b.Close: Windows keeps open folders
 	t.Cleanup(func() { b.Close() })
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir, SessionID: "sess_1"})
 	if err != nil {
 		t.Fatal(err)
@@ -270,8 +270,8 @@ func TestAttachLater(t *testing.T) {
 func TestServerEntryNeedsInitializeAgent(t *testing.T) {
 	_, conn := newStuckEditor(t)
 	b := bridge.NewBridge(conn, bridge.BridgeOptions{})
+	dir, _ := filepath.EvalSymlinks(t.TempDir()) // removed after b.Close: Windows keeps open folders
 	t.Cleanup(func() { b.Close() })
-	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	s, err := b.OpenSession(bridge.SessionParams{Cwd: dir, SessionID: "sess_1"})
 	if err != nil {
 		t.Fatal(err)

@@ -75,8 +75,8 @@ func relayError(entry MCPServerEntry, err error) error {
 	var syntaxErr *json.SyntaxError
 	if errors.As(err, &typeErr) || errors.As(err, &syntaxErr) || strings.Contains(err.Error(), "cannot unmarshal") {
 		// An answer came, but not an MCP one: the agent itself, say.
-		return fmt.Errorf("the stdio entry %s runs %q, which does not speak the relay protocol: its answer to MCP initialize is not MCP "+
+		return fmt.Errorf("the stdio entry %s runs `%s`, which does not speak the relay protocol: its answer to MCP initialize is not MCP "+
 			"(does that program's main call bridge.RelayFromEnv first? is BridgeOptions.RelayCommand right?): %w", entry.Name, argv, err)
 	}
-	return fmt.Errorf("the stdio entry %s runs %q, which did not answer MCP initialize (a relay command must call bridge.RelayFromEnv first; its stderr may say more): %w", entry.Name, argv, err)
+	return fmt.Errorf("the stdio entry %s runs `%s`, which did not answer MCP initialize (a relay command must call bridge.RelayFromEnv first; its stderr may say more): %w", entry.Name, argv, err)
 }

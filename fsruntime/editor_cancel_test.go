@@ -69,9 +69,11 @@ func TestEditorCancelRequest(t *testing.T) {
 	if _, err := e.ReadTextFile(t.Context(), p, 0, 0); !errors.As(err, &te) {
 		t.Fatalf("a read never answered: %v, want an EditorTimeoutError", err)
 	}
+	// An Editor whose timeout cannot win the race with the caller's cancel.
+	patient := fsruntime.NewEditor(us, fsruntime.EditorOptions{SessionID: fixedSession("s"), Timeout: time.Minute})
 	cctx, cancel := context.WithCancel(t.Context())
 	time.AfterFunc(50*time.Millisecond, cancel)
-	if err := e.WriteTextFile(cctx, p, "x"); !errors.Is(err, context.Canceled) {
+	if err := patient.WriteTextFile(cctx, p, "x"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a write its caller cancelled: %v, want context.Canceled", err)
 	}
 	for range 2 {

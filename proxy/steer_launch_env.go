@@ -177,7 +177,8 @@ func (s *steer) launchQwen(p *profile, cov coverage, argv, env []string) ([]stri
 	if err != nil {
 		s.log.Warn("the agent's MCP tools stay behind its tool_search", "agent", p.name, "error", err)
 	}
-	s.log.Info("steering the agent's model to the file tools", "agent", p.name, "changed", []string{qwenAppendPrompt, qwenDefaultsEnv})
+	s.log.Info("steering the agent's model to the file tools", "agent", p.name,
+		"changed", []string{qwenAppendPrompt, qwenDefaultsEnv}, "settings", lookupEnv(add, qwenDefaultsEnv))
 	return out, add, cleanup
 }
 

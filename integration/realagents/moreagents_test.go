@@ -4,6 +4,8 @@ package realagents
 
 import (
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/modelserver"
@@ -51,4 +53,48 @@ var moreAgents = []agent{
 		},
 		tool: func(name string) string { return "mcp__acpfs__" + name },
 	},
+}
+
+// TestQwenProfile runs Qwen Code steered with none of the run's own
+// settings that the profile stands in for: no tools.toolSearch in its
+// settings, and its MCP discovery left in the background. The first
+// prompt's first request must offer the profile's acpfs tool directly
+// (not behind tool_search), keep Qwen's own file tools, which go through
+// the editor, and carry the instruction; the proxy logs no warning.
+func TestQwenProfile(t *testing.T) {
+	nodeModules(t)
+	a := moreAgents[slices.IndexFunc(moreAgents, func(a agent) bool { return a.name == "qwen-code" })]
+	command := a.command
+	a.command = func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
+		argv, env := command(t, nm, modelURL, home)
+		writeFile(t, filepath.Join(home, ".qwen", "settings.json"), `{
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "security": {"auth": {"selectedType": "openai"}}
+}`)
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "QWEN_CODE_LEGACY_MCP_BLOCKING=") })
+		return argv, env
+	}
+	a.quietLog = true
+	r := runAgent(t, a, runOptions{})
+	checkStopped(t, r)
+	q := firstTurn(t, r)
+	media := a.tool("read_media_file")
+	if !slices.Contains(q.Tools, media) {
+		t.Errorf("the first request offers no %s: %q", media, q.Tools)
+	}
+	for _, own := range []string{"read_file", "edit", "write_file"} {
+		if !slices.Contains(q.Tools, own) {
+			t.Errorf("the first request lacks Qwen's own %s, which goes through the editor: %q", own, q.Tools)
+		}
+	}
+	if slices.Contains(q.Tools, a.tool("read_text_file")) {
+		t.Errorf("the first request offers %s, which Qwen's read_file makes redundant", a.tool("read_text_file"))
+	}
+	for _, want := range []string{"go through the user's editor", media} {
+		if !strings.Contains(q.System, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, tail(q.System, 3000))
+		}
+	}
+	checkQuietLog(t, a, r)
 }

@@ -27,13 +27,16 @@ type agentProcess struct {
 	err    error         // its exit status; read after exited
 }
 
-// startAgent starts argv with the proxy's environment and working
+// startAgent starts argv with the proxy's environment, plus env, and its working
 // directory. Its stderr goes to stderr.
-func startAgent(argv []string, stderr io.Writer) (*agentProcess, error) {
+func startAgent(argv, env []string, stderr io.Writer) (*agentProcess, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no agent command given")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...) // the last of a name wins
+	}
 	cmd.Stderr = stderr
 	cmd.SysProcAttr = treeAttr()
 	stdin, err := cmd.StdinPipe()

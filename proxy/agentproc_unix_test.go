@@ -19,7 +19,7 @@ func TestAgentStopKillsItsGroup(t *testing.T) {
 		"orphaned child": `sleep 600 &`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			a, err := startAgent([]string{"/bin/sh", "-c", script}, nil)
+			a, err := startAgent([]string{"/bin/sh", "-c", script}, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

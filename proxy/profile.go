@@ -114,6 +114,10 @@ type profile struct {
 	// reading ones, so that the instruction names the writing file tools
 	// even when writes do not go through the editor.
 	writesGoWithReads bool
+	// ownFileTools says that the agent's own reading and writing tools
+	// already go through the editor and stay: the instruction sends the
+	// model to them, and to the file tools only for what they lack.
+	ownFileTools bool
 
 	// tools, if not nil, are the file tools the agent's sessions are
 	// offered when the profile applies: what the agent lacks once its
@@ -145,9 +149,12 @@ type removal struct {
 type launchKind int
 
 const (
-	launchNone         launchKind = iota
-	launchGeminiPolicy            // an admin policy file that denies tools (--admin-policy)
-	launchCodexConfig             // -c developer_instructions=…
+	launchNone           launchKind = iota
+	launchGeminiPolicy              // an admin policy file that denies tools (--admin-policy)
+	launchCodexConfig               // -c developer_instructions=…
+	launchOpencodeConfig            // OPENCODE_CONFIG_CONTENT that turns tools off, merged
+	launchCopilotFlags              // --excluded-tools and --allow-all-mcp-server-instructions
+	launchQwenFlags                 // --append-system-prompt, and system defaults without tool search
 )
 
 // claudeEditTools are the tools of claude-agent-acp that refuse a file its
@@ -220,6 +227,64 @@ var profiles = []*profile{
 		// from disk as read_media_file would (codex-acp 0.16 passes an MCP
 		// image on too), so read_media_file stays out.
 		tools: []string{mcpfs.ReadTextFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
+	},
+	{
+		name:       "opencode",
+		agentNames: []string{"OpenCode"},
+		commands:   []string{"opencode", "opencode-ai"},
+		// Its read, edit and write use the disk (an edit reaches the
+		// editor only after an approved prompt, computed from the disk);
+		// its edit refuses a file its read has not read, so they go as one.
+		removals: []removal{
+			{need: coverReads | coverWriteTools, tools: []string{"read", "edit", "write"}},
+			{need: coverWrites, tools: []string{"edit", "write"}},
+		},
+		// OPENCODE_CONFIG_CONTENT; the MCP server's instructions reach
+		// the model already (<mcp_instructions>).
+		launch:            launchOpencodeConfig,
+		toolRef:           "%s_%s",
+		writesGoWithReads: true,
+		// It keeps glob, grep and bash (ls, mkdir, mv, rm), which search
+		// and change the same disk as the other file tools would;
+		// read_media_file takes the place of read for images.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
+	},
+	{
+		name:       "copilot",
+		agentNames: []string{"Copilot"},
+		commands:   []string{"copilot"},
+		// It never calls the editor's fs methods: view, edit and create
+		// read and write the disk, and its edit refuses a file view has
+		// not read.
+		removals: []removal{
+			{need: coverReads | coverWriteTools, tools: []string{"view", "edit", "create"}},
+			{need: coverWrites, tools: []string{"edit", "create"}},
+		},
+		// --excluded-tools, and --allow-all-mcp-server-instructions, without
+		// which it shows the model no server's instructions.
+		launch:            launchCopilotFlags,
+		toolRef:           "%s-%s",
+		writesGoWithReads: true,
+		// It keeps grep, glob and its shell (ls, mkdir, mv, rm);
+		// read_media_file takes the place of view for images. It skips
+		// the permission prompt for tools annotated readOnlyHint, as the
+		// reading file tools are.
+		tools: []string{mcpfs.ReadTextFile, mcpfs.ReadMediaFile, mcpfs.WriteTextFile, mcpfs.EditTextFile},
+	},
+	{
+		name:       "qwen-code",
+		agentNames: []string{"qwen-code"},
+		commands:   []string{"qwen", "qwen-code"},
+		// Its read_file, edit and write_file already go through the
+		// editor's fs methods (and its edit refuses a file read_file has
+		// not read): none of its tools go.
+		launch:       launchQwenFlags,
+		toolRef:      "mcp__%s__%s",
+		ownFileTools: true,
+		// Its read_file reads the text through the editor, and it keeps
+		// glob, grep_search and its shell: only read_media_file, which
+		// returns an image or PDF as the model's own content, is added.
+		tools: []string{mcpfs.ReadMediaFile},
 	},
 }
 
@@ -381,6 +446,13 @@ func (p *profile) instruction(server string, cov coverage) string {
 	}
 	ref := func(tool string) string { return fmt.Sprintf(p.toolRef, server, tool) }
 	var b strings.Builder
+	if p.ownFileTools {
+		b.WriteString("Your own tools that read and change files go through the user's editor: what they read is the text open there, unsaved changes included.")
+		if offers(p.offered(cov), mcpfs.ReadMediaFile) {
+			fmt.Fprintf(&b, " Read images and PDF files with %s.", ref(mcpfs.ReadMediaFile))
+		}
+		return b.String()
+	}
 	fmt.Fprintf(&b, "Use the tools of the %s MCP server for the user's files.", server)
 	if cov.has(coverReads) {
 		fmt.Fprintf(&b, " Read them with %s", ref(mcpfs.ReadTextFile))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"time"
 
@@ -118,9 +119,9 @@ func RunProxy(ctx context.Context, editor io.ReadWriteCloser, argv []string, opt
 			st.editorInitialized(m.Params)
 		}
 	}
-	argv, removeLaunchFiles := st.launchArgs(argv)
+	argv, env, removeLaunchFiles := st.launch(argv, os.Environ())
 	defer removeLaunchFiles()
-	agent, err := startAgent(argv, opts.AgentStderr)
+	agent, err := startAgent(argv, env, opts.AgentStderr)
 	if err != nil {
 		return 1, err
 	}

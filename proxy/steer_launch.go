@@ -24,14 +24,47 @@ func (s *steer) waitsForEditor() bool {
 
 // launchArgs returns argv with the settings the agent takes on its command
 // line, and a function that removes what was written for them (call it
-// once the agent is gone). Without any, argv comes back as it was.
+// once the agent is gone). Without any, argv comes back as it was. It
+// drops the environment that launch adds.
 func (s *steer) launchArgs(argv []string) ([]string, func()) {
+	argv, _, cleanup := s.launch(argv, os.Environ())
+	return argv, cleanup
+}
+
+// launch returns argv with the settings the agent takes on its command
+// line, the variables to add to its environment env (merged with what env
+// sets), and a function that removes what was written for them (call it
+// once the agent is gone).
+func (s *steer) launch(argv, env []string) ([]string, []string, func()) {
 	none := func() {}
 	cov := s.coverage()
 	p := s.byCommand
 	if p == nil || cov&(coverReads|coverWrites) == 0 {
-		return argv, none
+		return argv, nil, none
 	}
+	switch p.launch {
+	case launchOpencodeConfig:
+		out, err := withOpencodeTools(lookupEnv(env, opencodeConfigEnv), p.removed(cov))
+		if err != nil {
+			s.log.Warn("not turning off the agent's own file tools", "agent", p.name, "error", err)
+			return argv, nil, none
+		}
+		s.log.Info("steering the agent's model to the file tools", "agent", p.name, "denied", p.removed(cov), "changed", opencodeConfigEnv)
+		return argv, []string{opencodeConfigEnv + "=" + out}, none
+	case launchCopilotFlags:
+		out := withCopilotFlags(argv, p.removed(cov))
+		s.log.Info("steering the agent's model to the file tools", "agent", p.name, "denied", p.removed(cov))
+		return out, nil, none
+	case launchQwenFlags:
+		return s.launchQwen(p, cov, argv, env)
+	}
+	argv, cleanup := s.launchCommandLine(p, cov, argv)
+	return argv, nil, cleanup
+}
+
+// launchCommandLine applies the profiles that go on the command line only.
+func (s *steer) launchCommandLine(p *profile, cov coverage, argv []string) ([]string, func()) {
+	none := func() {}
 	switch p.launch {
 	case launchGeminiPolicy:
 		tools := p.removed(cov)
@@ -44,21 +77,23 @@ func (s *steer) launchArgs(argv []string) ([]string, func()) {
 		if len(tools) == 0 && len(reads) == 0 {
 			return argv, none
 		}
-		dir, err := os.MkdirTemp("", "mcp-acpfs-agent-")
+		// gemini reads the policy again at every session/new: the
+		// directory lives as long as the agent.
+		dir, err := newLaunchDir()
 		if err != nil {
 			s.log.Warn("not turning off the agent's own file tools", "agent", p.name, "error", err)
 			return argv, none
 		}
-		path := filepath.Join(dir, "acpfs.toml")
+		path := filepath.Join(dir.path, "acpfs.toml")
 		msg := fmt.Sprintf("Use %s instead: it reads the text open in the user's editor, unsaved changes included.",
 			fmt.Sprintf(p.toolRef, s.server, mcpfs.ReadTextFile))
 		if err := os.WriteFile(path, geminiPolicy(tools, msg, s.server, reads), 0o600); err != nil {
-			os.RemoveAll(dir)
+			dir.remove()
 			s.log.Warn("not turning off the agent's own file tools", "agent", p.name, "error", err)
 			return argv, none
 		}
 		s.log.Info("steering the agent's model to the file tools", "agent", p.name, "denied", tools, "allowed", reads, "policy", path)
-		return append(clip(argv), "--admin-policy", path), func() { os.RemoveAll(dir) }
+		return append(clip(argv), "--admin-policy", path), dir.remove
 	case launchCodexConfig:
 		text := p.instruction(s.server, cov)
 		out, err := withCodexInstructions(argv, text, codexConfigFile())

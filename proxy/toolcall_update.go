@@ -162,7 +162,9 @@ func emptyList(v json.RawMessage) bool {
 // identify returns the file tool a reported call is to, and its
 // arguments when the report carries them, from the shapes the agents
 // send: claude-agent-acp titles the call mcp__SERVER__TOOL and sends the
-// arguments as rawInput; codex-acp titles it "Tool: SERVER/TOOL" with
+// arguments as rawInput, as Qwen Code does with the name in
+// _meta.toolName, opencode with the title SERVER_TOOL and Copilot CLI with
+// SERVER-TOOL; codex-acp titles it "Tool: SERVER/TOOL" with
 // rawInput {server, tool, arguments}; gemini-cli titles it
 // "TOOL (SERVER MCP Server)" and shows the arguments as JSON text in the
 // content of the report that asks for permission or starts the call.
@@ -173,15 +175,18 @@ func (f *follower) identify(call map[string]json.RawMessage, status string) (str
 		ClaudeCode struct {
 			ToolName string `json:"toolName"`
 		} `json:"claudeCode"`
+		ToolName string `json:"toolName"`
 	}
 	json.Unmarshal(call["_meta"], &meta)
 	var raw map[string]any
 	json.Unmarshal(call["rawInput"], &raw)
 	known := func(t string) bool { _, ok := toolKinds[t]; return ok }
 
-	for _, name := range []string{meta.ClaudeCode.ToolName, title} {
-		if t, ok := strings.CutPrefix(name, "mcp__"+f.server+"__"); ok && known(t) {
-			return t, raw
+	for _, name := range []string{meta.ClaudeCode.ToolName, meta.ToolName, title} {
+		for _, prefix := range []string{"mcp__" + f.server + "__", f.server + "_", f.server + "-"} {
+			if t, ok := strings.CutPrefix(name, prefix); ok && known(t) {
+				return t, raw
+			}
 		}
 	}
 	if t, ok := strings.CutPrefix(title, "Tool: "+f.server+"/"); ok && known(t) {

@@ -23,7 +23,7 @@ func parseLine(t *testing.T, line string) wire.Message {
 }
 
 // The follower fills in kind and locations in the reports of calls to the
-// file tools, in the shapes the three agents send, and nothing else.
+// file tools, in the shapes the six agents send, and nothing else.
 func TestFollowerFillsKindAndLocations(t *testing.T) {
 	note := func(update string) string {
 		return `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":` + update + `}}`
@@ -52,6 +52,18 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 		{"gemini: an in-progress call with its arguments as text",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"mcp_acpfs_write_text_file-1-1","status":"in_progress","title":"write_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/n.txt\",\"content\":\"x\"}"}}],"locations":[],"kind":"other"}`),
 			"edit", []any{map[string]any{"path": ostest.HostPath("/w/n.txt")}}},
+		{"opencode: the title names the tool, rawInput its arguments",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_o1","title":"acpfs_read_text_file","kind":"other","status":"pending","locations":[],"rawInput":{"path":"a.go"}}`),
+			"read", []any{map[string]any{"path": ostest.HostPath("/w/a.go")}}},
+		{"copilot: the title names the tool with a dash",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_c1","title":"acpfs-write_text_file","kind":"other","status":"pending","rawInput":{"path":"/w/n.txt","content":"x"}}`),
+			"edit", []any{map[string]any{"path": ostest.HostPath("/w/n.txt")}}},
+		{"qwen: _meta.toolName names the tool, the title is its own",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_q1","title":"acpfs: read_text_file","kind":"other","status":"pending","rawInput":{"path":"/w/q.go"},"_meta":{"toolName":"mcp__acpfs__read_text_file"}}`),
+			"read", []any{map[string]any{"path": ostest.HostPath("/w/q.go")}}},
+		{"another server whose name starts with ours",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"acpfs2_read_text_file","rawInput":{"path":"/w/a"},"kind":"other"}`),
+			"", nil},
 		{"locations the agent gave stay",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"mcp__acpfs__read_text_file","rawInput":{"path":"/w/a"},"kind":"read","locations":[{"path":"/elsewhere"}]}`),
 			"", nil},

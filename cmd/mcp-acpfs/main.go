@@ -45,6 +45,10 @@ const heapFloor = 12 << 20
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// A write to stdout or stderr after the editor closed its end then
+	// fails with EPIPE, which the proxy handles, rather than killing the
+	// process before it stops its agent and removes its launch files.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	startHeapFloor(os.Getenv) // until the process exits
 	growPipe(os.Stdin)
 	growPipe(os.Stdout)

@@ -52,6 +52,10 @@ type agent struct {
 	// tools, and they already go through the editor. Otherwise it writes
 	// with acpfs's write_text_file.
 	ownWrite func(file, content string) *modelserver.Call
+	// quietLog says that the proxy's log of a steered run must have no
+	// warning or error: the agent's MCP quirks (Copilot's server/discover,
+	// opencode's notifications/cancelled after a result) pass quietly.
+	quietLog bool
 }
 
 var agents = []agent{
@@ -103,6 +107,67 @@ var agents = []agent{
 		ownWrite: func(file, content string) *modelserver.Call {
 			return &modelserver.Call{Name: "write_file", Args: mustJSON(map[string]any{"file_path": file, "content": content})}
 		},
+	},
+	{
+		name: "opencode",
+		api:  modelserver.OpenAIChat,
+		command: func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
+			// A model that takes images, or opencode gives it none.
+			writeFile(t, filepath.Join(mkdir(t, home, ".config", "opencode"), "opencode.json"), `{
+  "model": "mock/mock-model",
+  "small_model": "mock/mock-model",
+  "autoupdate": false,
+  "share": "disabled",
+  "provider": {"mock": {
+    "npm": "@ai-sdk/openai-compatible",
+    "name": "Mock",
+    "options": {"baseURL": "`+modelURL+`/v1", "apiKey": "dummy"},
+    "models": {"mock-model": {"name": "Mock", "tool_call": true, "attachment": true,
+      "modalities": {"input": ["text", "image"], "output": ["text"]},
+      "limit": {"context": 200000, "output": 8192}}}
+  }}
+}`)
+			return []string{filepath.Join(nm, opencodeRel), "acp"}, []string{
+				"OPENCODE_DISABLE_MODELS_FETCH=1",
+				"OPENCODE_DISABLE_AUTOUPDATE=1",
+				"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+				"OPENCODE_DISABLE_SHARE=1",
+				"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
+			}
+		},
+		tool: func(name string) string { return "acpfs_" + name },
+		// Its edit refuses a file its read has not read: they go together.
+		removed:  []string{"read", "edit", "write"},
+		mcpTools: []string{"list_mcp_resources", "list_mcp_resource_templates", "read_mcp_resource"},
+		offered:  []string{"read_text_file", "read_media_file", "write_text_file", "edit_text_file"},
+		quietLog: true,
+	},
+	{
+		name: "copilot",
+		api:  modelserver.OpenAIChat,
+		command: func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
+			argv := []string{filepath.Join(nm, copilotRel), "--acp", "--no-auto-update", "--disable-client-telemetry"}
+			if err := os.MkdirAll(sharedCache, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			return argv, []string{
+				"COPILOT_HOME=" + mkdir(t, home, ".copilot"),
+				"XDG_CACHE_HOME=" + sharedCache,
+				"COPILOT_OFFLINE=true",
+				"COPILOT_AUTO_UPDATE=false",
+				"COPILOT_PROVIDER_BASE_URL=" + modelURL + "/v1",
+				"COPILOT_PROVIDER_TYPE=openai",
+				"COPILOT_PROVIDER_API_KEY=dummy",
+				"COPILOT_PROVIDER_WIRE_API=completions",
+				"COPILOT_MODEL=gpt-4.1",
+			}
+		},
+		tool: func(name string) string { return "acpfs-" + name },
+		// It never calls the editor's fs methods, and its edit refuses a
+		// file view has not read.
+		removed:  []string{"view", "edit", "create"},
+		offered:  []string{"read_text_file", "read_media_file", "write_text_file", "edit_text_file"},
+		quietLog: true,
 	},
 	{
 		name: "claude-agent-acp",

@@ -44,6 +44,9 @@ type hostView struct {
 	// text only as the JSON of its content array, after a line with the
 	// call's wall time (codex).
 	codexJSON bool
+	// keep says that the run is with --agent-tools keep, every file tool
+	// offered: the agent's profile offers too few for the view's checks.
+	keep bool
 }
 
 var hostViews = map[string]hostView{
@@ -61,8 +64,9 @@ var hostViews = map[string]hostView{
 	// got a ledger). Its page, Copilot's, is also the default for a
 	// client not known. It asks nothing for a readOnlyHint tool.
 	"copilot": {page: 12 << 10, image: false, stateless: true},
-	// Qwen Code asks before every MCP call.
-	"qwen-code": {page: 48 << 10, image: true, readsAsk: true},
+	// Qwen Code asks before every MCP call. Its profile offers only
+	// read_media_file (its own file tools go through the editor).
+	"qwen-code": {page: 48 << 10, image: true, readsAsk: true, keep: true},
 }
 
 // The files of the model-view run, beside fileName.
@@ -207,10 +211,15 @@ func TestModelView(t *testing.T) {
 				t.Fatalf("no hostView for %s", a.name)
 			}
 			var m *modelViewRun
+			var flags []string
+			if view.keep {
+				flags = []string{"--agent-tools", "keep"}
+			}
 			r := runAgent(t, a, runOptions{
-				trace:   true,
-				prepare: func(t *testing.T, r *run) { m = prepareModelView(t, r) },
-				script:  func(a agent, _ string) modelserver.Script { return m.script(a) },
+				proxyFlags: flags,
+				trace:      true,
+				prepare:    func(t *testing.T, r *run) { m = prepareModelView(t, r) },
+				script:     func(a agent, _ string) modelserver.Script { return m.script(a) },
 			})
 			checkStopped(t, r)
 			checkHTTPServer(t, a, r)

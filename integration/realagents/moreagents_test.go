@@ -3,8 +3,9 @@
 package realagents
 
 import (
-	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mcp-acpfs/mcp-acpfs/integration/internal/modelserver"
@@ -18,61 +19,12 @@ const (
 	qwenRel     = "@qwen-code/qwen-code/cli.js"
 )
 
-// moreAgents are agents that mcp-acpfs proxy has no profile for yet: it
-// treats them as unknown agents. TestModelView runs them; TestRealAgents,
-// whose checks are those of the profiles, does not.
+// moreAgents are agents whose profile the real-agent checks do not cover
+// yet. TestModelView runs them; TestRealAgents, whose checks are those of
+// the profiles, does not. Qwen Code's profile keeps its own file tools,
+// which go through the editor already, and offers only read_media_file:
+// the steered scenario, which reads with read_text_file, does not fit it.
 var moreAgents = []agent{
-	{
-		name: "opencode",
-		api:  modelserver.OpenAIChat,
-		command: func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
-			// A model that takes images, or opencode gives it none.
-			writeFile(t, filepath.Join(mkdir(t, home, ".config", "opencode"), "opencode.json"), `{
-  "model": "mock/mock-model",
-  "small_model": "mock/mock-model",
-  "autoupdate": false,
-  "share": "disabled",
-  "provider": {"mock": {
-    "npm": "@ai-sdk/openai-compatible",
-    "name": "Mock",
-    "options": {"baseURL": "`+modelURL+`/v1", "apiKey": "dummy"},
-    "models": {"mock-model": {"name": "Mock", "tool_call": true, "attachment": true,
-      "modalities": {"input": ["text", "image"], "output": ["text"]},
-      "limit": {"context": 200000, "output": 8192}}}
-  }}
-}`)
-			return []string{filepath.Join(nm, opencodeRel), "acp"}, []string{
-				"OPENCODE_DISABLE_MODELS_FETCH=1",
-				"OPENCODE_DISABLE_AUTOUPDATE=1",
-				"OPENCODE_DISABLE_LSP_DOWNLOAD=1",
-				"OPENCODE_DISABLE_SHARE=1",
-				"OPENCODE_DISABLE_DEFAULT_PLUGINS=1",
-			}
-		},
-		tool: func(name string) string { return "acpfs_" + name },
-	},
-	{
-		name: "copilot",
-		api:  modelserver.OpenAIChat,
-		command: func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
-			argv := []string{filepath.Join(nm, copilotRel), "--acp", "--no-auto-update", "--disable-client-telemetry"}
-			if err := os.MkdirAll(sharedCache, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			return argv, []string{
-				"COPILOT_HOME=" + mkdir(t, home, ".copilot"),
-				"XDG_CACHE_HOME=" + sharedCache,
-				"COPILOT_OFFLINE=true",
-				"COPILOT_AUTO_UPDATE=false",
-				"COPILOT_PROVIDER_BASE_URL=" + modelURL + "/v1",
-				"COPILOT_PROVIDER_TYPE=openai",
-				"COPILOT_PROVIDER_API_KEY=dummy",
-				"COPILOT_PROVIDER_WIRE_API=completions",
-				"COPILOT_MODEL=gpt-4.1",
-			}
-		},
-		tool: func(name string) string { return "acpfs-" + name },
-	},
 	{
 		name: "qwen-code",
 		api:  modelserver.OpenAIChat,
@@ -101,4 +53,48 @@ var moreAgents = []agent{
 		},
 		tool: func(name string) string { return "mcp__acpfs__" + name },
 	},
+}
+
+// TestQwenProfile runs Qwen Code steered with none of the run's own
+// settings that the profile stands in for: no tools.toolSearch in its
+// settings, and its MCP discovery left in the background. The first
+// prompt's first request must offer the profile's acpfs tool directly
+// (not behind tool_search), keep Qwen's own file tools, which go through
+// the editor, and carry the instruction; the proxy logs no warning.
+func TestQwenProfile(t *testing.T) {
+	nodeModules(t)
+	a := moreAgents[slices.IndexFunc(moreAgents, func(a agent) bool { return a.name == "qwen-code" })]
+	command := a.command
+	a.command = func(t *testing.T, nm, modelURL, home string) ([]string, []string) {
+		argv, env := command(t, nm, modelURL, home)
+		writeFile(t, filepath.Join(home, ".qwen", "settings.json"), `{
+  "privacy": {"usageStatisticsEnabled": false},
+  "telemetry": {"enabled": false},
+  "security": {"auth": {"selectedType": "openai"}}
+}`)
+		env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "QWEN_CODE_LEGACY_MCP_BLOCKING=") })
+		return argv, env
+	}
+	a.quietLog = true
+	r := runAgent(t, a, runOptions{})
+	checkStopped(t, r)
+	q := firstTurn(t, r)
+	media := a.tool("read_media_file")
+	if !slices.Contains(q.Tools, media) {
+		t.Errorf("the first request offers no %s: %q", media, q.Tools)
+	}
+	for _, own := range []string{"read_file", "edit", "write_file"} {
+		if !slices.Contains(q.Tools, own) {
+			t.Errorf("the first request lacks Qwen's own %s, which goes through the editor: %q", own, q.Tools)
+		}
+	}
+	if slices.Contains(q.Tools, a.tool("read_text_file")) {
+		t.Errorf("the first request offers %s, which Qwen's read_file makes redundant", a.tool("read_text_file"))
+	}
+	for _, want := range []string{"go through the user's editor", media} {
+		if !strings.Contains(q.System, want) {
+			t.Errorf("the system prompt lacks %q:\n%s", want, tail(q.System, 3000))
+		}
+	}
+	checkQuietLog(t, a, r)
 }

@@ -121,31 +121,34 @@ func TestRealAgentPromptsGemini(t *testing.T) {
 
 // TestRealAgentWrapped runs gemini-cli through a wrapper script whose
 // command line says nothing of gemini: without --agent-profile its
-// read_file stays and the proxy says so, naming the flag; with
-// --agent-profile gemini-cli it goes, as for gemini run directly.
+// read_file stays and the proxy says so, once, naming the flag; with
+// --agent-profile gemini-cli it goes, as for gemini run directly. The same
+// for Copilot CLI and its view.
 func TestRealAgentWrapped(t *testing.T) {
 	nodeModules(t)
-	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "gemini-cli" })
-	a := agents[i]
-	for _, tc := range []struct {
-		flags    []string
-		readFile bool
-	}{
-		{nil, true},
-		{[]string{"--agent-profile", "gemini-cli"}, false},
-	} {
-		t.Run(strings.Join(append([]string{"flags"}, tc.flags...), " "), func(t *testing.T) {
-			t.Parallel()
-			r := runAgent(t, a, runOptions{wrapped: true, proxyFlags: tc.flags})
-			checkStopped(t, r)
-			first := firstTurn(t, r)
-			if got := slices.Contains(first.Tools, "read_file"); got != tc.readFile {
-				t.Errorf("the model is offered read_file: %v, want %v", got, tc.readFile)
-			}
-			if warned := strings.Contains(r.stderr, "--agent-profile gemini-cli"); warned != tc.readFile {
-				t.Errorf("the proxy named --agent-profile gemini-cli on stderr: %v, want %v", warned, tc.readFile)
-			}
-		})
+	// Each agent's own reading tool, which its profile takes away.
+	for name, own := range map[string]string{"gemini-cli": "read_file", "copilot": "view"} {
+		a := agents[slices.IndexFunc(agents, func(a agent) bool { return a.name == name })]
+		for _, tc := range []struct {
+			flags   []string
+			ownTool bool
+		}{
+			{nil, true},
+			{[]string{"--agent-profile", name}, false},
+		} {
+			t.Run(strings.Join(append([]string{name, "flags"}, tc.flags...), " "), func(t *testing.T) {
+				t.Parallel()
+				r := runAgent(t, a, runOptions{wrapped: true, proxyFlags: tc.flags})
+				checkStopped(t, r)
+				first := firstTurn(t, r)
+				if got := slices.Contains(first.Tools, own); got != tc.ownTool {
+					t.Errorf("the model is offered %s: %v, want %v", own, got, tc.ownTool)
+				}
+				if n := strings.Count(r.stderr, "--agent-profile "+name); n != 0 != tc.ownTool || n > 1 {
+					t.Errorf("the proxy named --agent-profile %s on stderr %d times, want it %v (once)", name, n, tc.ownTool)
+				}
+			})
+		}
 	}
 }
 

@@ -40,6 +40,7 @@ func TestRealAgents(t *testing.T) {
 				checkToolCallUpdates(t, a, r)
 				checkOnlyKindAndLocations(t, r)
 				checkRecordedShapes(t, a, r)
+				checkQuietLog(t, a, r)
 			})
 			t.Run("keep", func(t *testing.T) {
 				skipShort(t)
@@ -397,4 +398,18 @@ func callOf(params map[string]any) map[string]any {
 	}
 	c, _ := params["toolCall"].(map[string]any)
 	return c
+}
+
+// checkQuietLog checks that the proxy logged no warning or error in a run
+// of an agent whose quirks it must take quietly (agent.quietLog).
+func checkQuietLog(t *testing.T, a agent, r *run) {
+	t.Helper()
+	if !a.quietLog {
+		return
+	}
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+			t.Errorf("the proxy logged: %s", line)
+		}
+	}
 }

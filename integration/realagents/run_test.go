@@ -196,7 +196,7 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 		}
 		for _, m := range launchFilePattern.FindAllStringSubmatch(stderr.String(), -1) {
 			if _, err := os.Stat(m[1]); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("the file the proxy wrote for the agent's launch, %s, is still there after it exited (%v)", m[1], err)
+				t.Errorf("the file the proxy wrote for the agent's launch, %s, is still there after it exited (%v; %v)", m[1], err, cmd.ProcessState)
 			}
 		}
 		if got := r.ed.Unadvertised(); len(got) > 0 {
@@ -233,8 +233,9 @@ func runAgent(t *testing.T, a agent, o runOptions) *run {
 }
 
 // launchFilePattern finds, in the proxy's log, a file it wrote for the
-// agent's command line (gemini-cli's policy file), which it must remove.
-var launchFilePattern = regexp.MustCompile(`policy=(\S+)`)
+// agent's launch (gemini-cli's policy file, Qwen Code's system defaults),
+// which it must remove.
+var launchFilePattern = regexp.MustCompile(`(?:policy|settings)=(\S+)`)
 
 // waitGone waits up to goneTimeout for every process carrying marker in
 // its environment to be gone, and returns those that are not. It waits for

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,10 +31,11 @@ import (
 // to one of them, and no model gets the other's buffer. Once one session
 // is closed, the other keeps reading its own buffer.
 func TestOpencodeSharedRegistry(t *testing.T) {
-	a := moreAgents[0]
-	if a.name != "opencode" {
-		t.Fatalf("moreAgents[0] is %s, want opencode", a.name)
+	i := slices.IndexFunc(agents, func(a agent) bool { return a.name == "opencode" })
+	if i < 0 {
+		t.Fatal("no opencode in agents")
 	}
+	a := agents[i]
 	nm := nodeModules(t)
 	home, ws := t.TempDir(), t.TempDir()
 	file := filepath.Join(ws, fileName)

@@ -84,7 +84,7 @@ func (c coverage) has(need coverage) bool { return need != 0 && c&need == need }
 // those off and to add an instruction. It is data; steer.go and
 // steer_launch.go apply it.
 type profile struct {
-	name       string   // as -h and the README list it
+	name       string   // as -h and docs/proxy.md list it
 	agentNames []string // agentInfo.name values at initialize
 	// commands are words of the agent's command line: an executable's or
 	// a script's base name, or a path element or npm package name in it.
@@ -170,7 +170,7 @@ var (
 	writingTools = []string{mcpfs.WriteTextFile, mcpfs.EditTextFile, mcpfs.CreateDirectory, mcpfs.MoveFile, mcpfs.DeleteFile}
 )
 
-// profiles are the agents the proxy knows. See README.md, "What the model
+// profiles are the agents the proxy knows. See docs/proxy.md, "What the model
 // sees", for the evidence behind each entry.
 var profiles = []*profile{
 	{

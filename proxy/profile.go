@@ -136,6 +136,10 @@ type profile struct {
 	// proxy then answers its permission requests for the writing file
 	// tools itself in those modes (see modes.go).
 	editsFollowMode bool
+	// sharedRegistry says that the agent keeps one MCP server registry
+	// per working directory, keyed by the server's name, so that the
+	// sessions of a directory share one entry (see shared_registry.go).
+	sharedRegistry bool
 }
 
 // A removal is a set of an agent's tools that the file tools replace when
@@ -244,6 +248,7 @@ var profiles = []*profile{
 		launch:            launchOpencodeConfig,
 		toolRef:           "%s_%s",
 		writesGoWithReads: true,
+		sharedRegistry:    true,
 		// It keeps glob, grep and bash (ls, mkdir, mv, rm), which search
 		// and change the same disk as the other file tools would;
 		// read_media_file takes the place of read for images.

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
@@ -46,20 +45,6 @@ import (
 // be tied to exactly one session fails with a tool error that says why;
 // it is never guessed.
 
-// sharedRegistryAgents are the agentInfo.name values, at initialize, of
-// the agents that keep one MCP server registry per directory. It is the
-// seam for the table of agent profiles to take over.
-var sharedRegistryAgents = []string{"OpenCode"} // opencode 1.18.33
-
-// sharedRegistryCommands are the program names (less an extension) of
-// the same agents, for a command line that names one.
-var sharedRegistryCommands = []string{"opencode"}
-
-// sharedRegistryToolRef is how those agents name a tool of an MCP server
-// in the title of their reports of its calls (session/update tool_call):
-// a format of the server's name and the tool's.
-const sharedRegistryToolRef = "%s_%s"
-
 // announceWait bounds how long a call waits for its session's report of
 // it, when several sessions of its directory are prompting: the report
 // comes on the agent's stdout, the call over HTTP, in no set order.
@@ -72,26 +57,27 @@ const announceWait = 2 * time.Second
 // in progress with its arguments) some 40 ms before it makes it.
 const reportSettle = 100 * time.Millisecond
 
-// sharesRegistry reports whether the agent named agentName at initialize,
-// or run by argv, keeps one MCP server registry per directory.
-func sharesRegistry(agentName string, argv []string) bool {
-	if slices.Contains(sharedRegistryAgents, agentName) {
-		return true
+// sharedRegistryProfile returns the profile of the agent named agentName
+// at initialize, or else run by argv, if it keeps one MCP server registry
+// per directory (see profile.sharedRegistry); nil if not.
+func sharedRegistryProfile(agentName string, argv []string) *profile {
+	p := profileByName(agentName)
+	if p == nil && agentName == "" {
+		p = profileByCommand(argv)
 	}
-	if len(argv) == 0 {
-		return false
+	if p == nil || !p.sharedRegistry {
+		return nil
 	}
-	prog := filepath.Base(strings.ReplaceAll(argv[0], `\`, "/"))
-	prog = strings.TrimSuffix(prog, filepath.Ext(prog))
-	return slices.Contains(sharedRegistryCommands, prog)
+	return p
 }
 
 // sharedServers are the per-directory servers of one connection, and the
 // sessions that are prompting. The zero value is not usable: see
 // newSharedServers.
 type sharedServers struct {
-	name      string // the MCP server's name in the entries
-	byArgv    bool   // the command line names an agent with a shared registry
+	name      string   // the MCP server's name in the entries
+	byArgv    *profile // the profile, with a shared registry, that the command line names or --agent-profile forces
+	forced    bool     // --agent-profile named a profile: agentInfo changes nothing
 	log       *slog.Logger
 	timeout   time.Duration  // BridgeOptions.HandshakeTimeout, or its default
 	maxBytes  int64          // the largest request body
@@ -99,7 +85,7 @@ type sharedServers struct {
 	stdioOnce sync.Once      // the warning of warnStdio
 
 	mu        sync.Mutex
-	shared    bool                             // the agent keeps one registry per directory
+	agent     *profile                         // the agent's, if it keeps one registry per directory; else nil
 	prompting map[string]int                   // ACP session id → prompts in flight
 	dirs      map[string]*sharedDir            // by cwd
 	bySecret  map[[sha256.Size]byte]*sharedDir // by hash of secret
@@ -131,13 +117,26 @@ func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *share
 	if timeout <= 0 {
 		timeout = bridge.DefaultHandshakeTimeout
 	}
+	p := sharedRegistryProfile("", argv)
+	forced := false
+	switch opts.AgentProfile {
+	case "", "auto", "none":
+		// none turns off steering; a shared registry is how the agent
+		// works, whatever it is told.
+	default:
+		p, forced = profileNamed(opts.AgentProfile), true
+		if p != nil && !p.sharedRegistry {
+			p = nil
+		}
+	}
 	return &sharedServers{
 		name:      name,
-		byArgv:    sharesRegistry("", argv),
+		byArgv:    p,
+		forced:    forced,
 		log:       log,
 		timeout:   timeout,
 		maxBytes:  int64(mcpserve.MessageLimit(opts.Bridge.MaxFileSize)),
-		shared:    sharesRegistry("", argv),
+		agent:     p,
 		prompting: map[string]int{},
 		dirs:      map[string]*sharedDir{},
 		bySecret:  map[[sha256.Size]byte]*sharedDir{},
@@ -149,12 +148,18 @@ func newSharedServers(opts ProxyOptions, argv []string, log *slog.Logger) *share
 // agentInitialized learns from the agent's initialize result whether it
 // keeps one registry per directory.
 func (ss *sharedServers) agentInitialized(result json.RawMessage) {
+	if ss.forced {
+		return
+	}
 	res, _ := capabilities.ParseInitializeResponse(result)
-	shared := sharesRegistry(res.AgentInfo.Name, nil) || ss.byArgv && res.AgentInfo.Name == ""
+	p := sharedRegistryProfile(res.AgentInfo.Name, nil)
+	if p == nil && res.AgentInfo.Name == "" {
+		p = ss.byArgv
+	}
 	ss.mu.Lock()
-	ss.shared = shared
+	ss.agent = p
 	ss.mu.Unlock()
-	if shared {
+	if p != nil {
 		ss.log.Debug("the agent keeps one MCP server per directory: the sessions of a directory share one entry",
 			"agentInfo", res.AgentInfo.Name)
 	}
@@ -164,7 +169,7 @@ func (ss *sharedServers) agentInitialized(result json.RawMessage) {
 func (ss *sharedServers) applies() bool {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
-	return ss.shared
+	return ss.agent != nil
 }
 
 // warnStdio says, once, that the sessions' stdio entries are not shared:
@@ -452,7 +457,13 @@ func (d *sharedDir) call(ctx context.Context, req mcp.CallToolRequest) (*mcp.Cal
 // returns an error that says why.
 func (d *sharedDir) live(ctx context.Context, tool string, args map[string]any) (*bridge.Session, error) {
 	ss := d.ss
-	title := fmt.Sprintf(sharedRegistryToolRef, ss.name, tool)
+	ref := "%[2]s"
+	ss.mu.Lock()
+	if ss.agent != nil {
+		ref = ss.agent.toolRef
+	}
+	ss.mu.Unlock()
+	title := fmt.Sprintf(ref, ss.name, tool)
 	var argsAny any = args
 	if args == nil {
 		argsAny = map[string]any{}

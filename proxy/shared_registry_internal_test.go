@@ -9,9 +9,9 @@ import (
 	"github.com/mcp-acpfs/mcp-acpfs/bridge"
 )
 
-// sharesRegistry recognises opencode by its agentInfo.name, or by the
-// program its command line runs, and nothing else.
-func TestSharesRegistry(t *testing.T) {
+// sharedRegistryProfile recognises opencode by its agentInfo.name, or
+// by its command line as the profiles do, and nothing else.
+func TestSharedRegistryProfile(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		argv []string
@@ -20,14 +20,45 @@ func TestSharesRegistry(t *testing.T) {
 		{"OpenCode", nil, true},
 		{"", []string{"/usr/lib/node_modules/opencode-linux-x64/bin/opencode", "acp"}, true},
 		{"", []string{`C:\tools\opencode.exe`, "acp"}, true},
+		{"", []string{"npx", "opencode-ai@1.18.33", "acp"}, false}, // a bare word may be any flag's value
+		{"", []string{"node", "/x/opencode"}, true},                // a path on the command line, as profiles take it
 		{"", []string{"opencode-wrapper.sh"}, false},
-		{"", []string{"node", "/x/opencode"}, false}, // only the program itself
-		{"opencode", nil, false},                     // agentInfo.name is OpenCode
-		{"gemini-cli", []string{"gemini", "--acp"}, false},
+		{"opencode", nil, false}, // agentInfo.name is OpenCode
+		{"gemini-cli", []string{"opencode", "acp"}, false},
+		{"Copilot", nil, false},
 		{"", nil, false},
 	} {
-		if got := sharesRegistry(tc.name, tc.argv); got != tc.want {
-			t.Errorf("sharesRegistry(%q, %q) = %v, want %v", tc.name, tc.argv, got, tc.want)
+		if got := sharedRegistryProfile(tc.name, tc.argv) != nil; got != tc.want {
+			t.Errorf("sharedRegistryProfile(%q, %q) = %v, want %v", tc.name, tc.argv, got, tc.want)
+		}
+	}
+}
+
+// --agent-profile opencode gives a wrapped opencode its shared entry,
+// whatever it says at initialize; another profile takes it away.
+func TestSharedRegistryForced(t *testing.T) {
+	for _, tc := range []struct {
+		profile         string
+		argv            []string
+		named, nameless bool // applies, after an agentInfo of another agent, and after none
+	}{
+		{"opencode", []string{"./my-agent.sh"}, true, true},
+		{"copilot", []string{"opencode", "acp"}, false, false},
+		{"none", []string{"opencode", "acp"}, false, true}, // not steering: how the agent works
+		{"auto", []string{"./my-agent.sh"}, false, false},
+	} {
+		for _, init := range []struct {
+			result string
+			want   bool
+		}{
+			{`{"protocolVersion":1,"agentInfo":{"name":"someone"}}`, tc.named},
+			{`{"protocolVersion":1}`, tc.nameless},
+		} {
+			ss := newSharedServers(ProxyOptions{AgentProfile: tc.profile}, tc.argv, slog.New(slog.DiscardHandler))
+			ss.agentInitialized(json.RawMessage(init.result))
+			if got := ss.applies(); got != init.want {
+				t.Errorf("--agent-profile %s, %q, initialize %s: applies() = %v, want %v", tc.profile, tc.argv, init.result, got, init.want)
+			}
 		}
 	}
 }

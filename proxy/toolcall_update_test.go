@@ -58,8 +58,8 @@ func TestFollowerFillsKindAndLocations(t *testing.T) {
 		{"copilot: the title names the tool with a dash",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"call_c1","title":"acpfs-write_text_file","kind":"other","status":"pending","rawInput":{"path":"/w/n.txt","content":"x"}}`),
 			"edit", []any{map[string]any{"path": ostest.HostPath("/w/n.txt")}}},
-		{"qwen: _meta.toolName names the tool, the title is its own",
-			note(`{"sessionUpdate":"tool_call","toolCallId":"call_q1","title":"acpfs: read_text_file","kind":"other","status":"pending","rawInput":{"path":"/w/q.go"},"_meta":{"toolName":"mcp__acpfs__read_text_file"}}`),
+		{"qwen: _meta.toolName names the tool, the title is the arguments",
+			note(`{"sessionUpdate":"tool_call","toolCallId":"call_q1","title":"{\"path\":\"/w/q.go\"}","kind":"other","status":"pending","rawInput":{"path":"/w/q.go"},"_meta":{"toolName":"mcp__acpfs__read_text_file"}}`),
 			"read", []any{map[string]any{"path": ostest.HostPath("/w/q.go")}}},
 		{"another server whose name starts with ours",
 			note(`{"sessionUpdate":"tool_call","toolCallId":"t","title":"acpfs2_read_text_file","rawInput":{"path":"/w/a"},"kind":"other"}`),
@@ -178,7 +178,7 @@ func TestFollowerSkipsOtherUpdates(t *testing.T) {
 func TestFollowerRecordedSequences(t *testing.T) {
 	const upd = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s1","update":`
 	const perm = `{"jsonrpc":"2.0","id":9,"method":"session/request_permission","params":{"sessionId":"s1","options":[],"toolCall":`
-	notes := ostest.HostPath("/w/notes.txt")
+	notes, pixel := ostest.HostPath("/w/notes.txt"), ostest.HostPath("/w/pixel.png")
 	for _, tc := range []struct {
 		agent string
 		lines []string
@@ -196,6 +196,16 @@ func TestFollowerRecordedSequences(t *testing.T) {
 			perm + `{"toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"pending","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"{\"path\":\"/w/notes.txt\"}"}}],"locations":[],"kind":"other"}}}`,
 			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"mcp_acpfs_read_text_file__mcp_acpfs_read_text_file_1_0","status":"completed","title":"read_text_file (acpfs MCP Server)","content":[{"type":"content","content":{"type":"text","text":"notes\n"}}],"locations":[],"kind":"other"}}}`,
 		}, []string{"read", "read"}, []string{notes, notes}},
+		// Qwen Code 0.24.4 as captured (integration/realagents/testdata/
+		// qwen-code.toolcalls.jsonl): its tool_call has kind read already
+		// and no arguments, its permission request titles the call with
+		// its arguments, and the completed update has no kind: each names
+		// the tool in _meta.toolName.
+		{"qwen-code", []string{
+			upd + `{"_meta":{"phase":"preparing","provenance":"mcp","serverId":"acpfs","toolName":"mcp__acpfs__read_media_file"},"content":[],"kind":"read","locations":[],"rawInput":{},"sessionUpdate":"tool_call","status":"pending","title":"read_media_file (acpfs MCP Server)","toolCallId":"call_1"}}}`,
+			perm + `{"_meta":{"toolName":"mcp__acpfs__read_media_file"},"content":[],"kind":"read","locations":[],"rawInput":{"path":"/w/pixel.png"},"status":"pending","title":"{\"path\":\"/w/pixel.png\"}","toolCallId":"call_1"}}}`,
+			upd + `{"_meta":{"provenance":"mcp","serverId":"acpfs","toolName":"mcp__acpfs__read_media_file"},"content":[{"content":{"text":"/w/pixel.png: image/png, 73 bytes","type":"text"},"type":"content"}],"rawOutput":"/w/pixel.png: image/png, 73 bytes","sessionUpdate":"tool_call_update","status":"completed","toolCallId":"call_1"}}}`,
+		}, []string{"read", "read", "read"}, []string{"", pixel, pixel}},
 		{"codex-acp", []string{
 			upd + `{"sessionUpdate":"tool_call","toolCallId":"call_1","title":"Tool: acpfs/read_text_file","status":"in_progress","rawInput":{"server":"acpfs","tool":"read_text_file","arguments":{"path":"/w/notes.txt"}}}}}`,
 			upd + `{"sessionUpdate":"tool_call_update","toolCallId":"call_1","status":"completed","content":[],"rawOutput":{"content":[]}}}}`,

@@ -3,6 +3,8 @@
 package realagents
 
 import (
+	"bytes"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -60,7 +62,11 @@ var moreAgents = []agent{
 // settings, and its MCP discovery left in the background. The first
 // prompt's first request must offer the profile's acpfs tool directly
 // (not behind tool_search), keep Qwen's own file tools, which go through
-// the editor, and carry the instruction; the proxy logs no warning.
+// the editor, and carry the instruction; the proxy logs no warning. The
+// model then reads a PNG with read_media_file: the editor's reports of
+// the call get kind read and the file's location, and nothing else of
+// Qwen's reports changes (testdata/qwen-code.toolcalls.jsonl);
+// the model's next request carries the image.
 func TestQwenProfile(t *testing.T) {
 	nodeModules(t)
 	a := moreAgents[slices.IndexFunc(moreAgents, func(a agent) bool { return a.name == "qwen-code" })]
@@ -76,10 +82,28 @@ func TestQwenProfile(t *testing.T) {
 		return argv, env
 	}
 	a.quietLog = true
-	r := runAgent(t, a, runOptions{})
+	media := a.tool("read_media_file")
+	var png []byte
+	var pngPath string
+	r := runAgent(t, a, runOptions{
+		trace: true,
+		prepare: func(t *testing.T, r *run) {
+			png, pngPath = pixelPNG(t), filepath.Join(r.ws, mediaName)
+			if err := os.WriteFile(pngPath, png, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		script: func(a agent, _ string) modelserver.Script {
+			return func(q modelserver.Request) modelserver.Reply {
+				if slices.Contains(q.Tools, media) && len(q.Results) == 0 {
+					return modelserver.Reply{Call: &modelserver.Call{Name: media, Args: mustJSON(map[string]any{"path": pngPath})}}
+				}
+				return modelserver.Reply{Text: "done"}
+			}
+		},
+	})
 	checkStopped(t, r)
 	q := firstTurn(t, r)
-	media := a.tool("read_media_file")
 	if !slices.Contains(q.Tools, media) {
 		t.Errorf("the first request offers no %s: %q", media, q.Tools)
 	}
@@ -97,4 +121,51 @@ func TestQwenProfile(t *testing.T) {
 		}
 	}
 	checkQuietLog(t, a, r)
+	checkMediaRead(t, a, r, pngPath, png)
+	checkOnlyKindAndLocations(t, r)
+	checkRecordedShapes(t, a, r)
+}
+
+// checkMediaRead checks that the editor could follow the model's
+// read_media_file call of path, whose bytes are png (a session/update of
+// it has kind read and the file's location), and that the model's next
+// request carries the image.
+func checkMediaRead(t *testing.T, a agent, r *run, path string, png []byte) {
+	t.Helper()
+	byID := map[string][]map[string]any{}
+	for _, u := range toolCallUpdates(r.ed) {
+		id, _ := u["toolCallId"].(string)
+		byID[id] = append(byID[id], u)
+	}
+	calls := 0
+	for id, updates := range byID {
+		if acpfsToolOf(id, updates) != "read_media_file" {
+			continue
+		}
+		calls++
+		if !slices.ContainsFunc(updates, func(u map[string]any) bool { return u["kind"] == "read" && hasLocation(u, path) }) {
+			t.Errorf("no session/update of the read_media_file call %s has kind read and the location %s:\n%s",
+				id, path, mustJSON(updates))
+		}
+	}
+	if calls != 1 {
+		t.Errorf("the editor got session/updates about %d read_media_file calls, want 1: %s", calls, mustJSON(byID))
+	}
+	found := false
+	for _, q := range r.model.Turns() {
+		if len(q.Results) == 0 {
+			continue
+		}
+		res, ok := resultOf(t, a, q, "read_media_file", path)
+		if !ok {
+			return
+		}
+		for _, img := range append(res.Images, q.Images...) {
+			found = found || bytes.Equal(img.Data, png)
+		}
+		break
+	}
+	if !found {
+		t.Errorf("the model's request after the read_media_file call does not carry the image")
+	}
 }

@@ -123,29 +123,45 @@ func TestRealAgentPromptsGemini(t *testing.T) {
 // command line says nothing of gemini: without --agent-profile its
 // read_file stays and the proxy says so, once, naming the flag; with
 // --agent-profile gemini-cli it goes, as for gemini run directly. The same
-// for Copilot CLI and its view.
+// for Copilot CLI and its view, opencode and its read, and Qwen Code,
+// whose launch settings take none of its tools but append the instruction
+// to its system prompt.
 func TestRealAgentWrapped(t *testing.T) {
 	nodeModules(t)
-	// Each agent's own reading tool, which its profile takes away.
-	for name, own := range map[string]string{"gemini-cli": "read_file", "copilot": "view"} {
-		a := agents[slices.IndexFunc(agents, func(a agent) bool { return a.name == name })]
+	// Whether the agent's first request shows its profile's launch
+	// settings: its own reading tool gone, or for Qwen the instruction.
+	ownGone := func(own string) func(q modelserver.Request) (bool, string) {
+		return func(q modelserver.Request) (bool, string) {
+			return !slices.Contains(q.Tools, own), "its own " + own + " is gone"
+		}
+	}
+	launched := map[string]func(q modelserver.Request) (bool, string){
+		"gemini-cli": ownGone("read_file"),
+		"copilot":    ownGone("view"),
+		"opencode":   ownGone("read"),
+		"qwen-code": func(q modelserver.Request) (bool, string) {
+			return strings.Contains(q.System, "go through the user's editor"), "its system prompt has the instruction"
+		},
+	}
+	for _, name := range []string{"gemini-cli", "copilot", "opencode", "qwen-code"} {
+		all := append(slices.Clone(agents), moreAgents...)
+		a := all[slices.IndexFunc(all, func(a agent) bool { return a.name == name })]
 		for _, tc := range []struct {
 			flags   []string
-			ownTool bool
+			applied bool
 		}{
-			{nil, true},
-			{[]string{"--agent-profile", name}, false},
+			{nil, false},
+			{[]string{"--agent-profile", name}, true},
 		} {
 			t.Run(strings.Join(append([]string{name, "flags"}, tc.flags...), " "), func(t *testing.T) {
 				t.Parallel()
 				r := runAgent(t, a, runOptions{wrapped: true, proxyFlags: tc.flags})
 				checkStopped(t, r)
-				first := firstTurn(t, r)
-				if got := slices.Contains(first.Tools, own); got != tc.ownTool {
-					t.Errorf("the model is offered %s: %v, want %v", own, got, tc.ownTool)
+				if got, what := launched[name](firstTurn(t, r)); got != tc.applied {
+					t.Errorf("%s: %v, want %v", what, got, tc.applied)
 				}
-				if n := strings.Count(r.stderr, "--agent-profile "+name); n != 0 != tc.ownTool || n > 1 {
-					t.Errorf("the proxy named --agent-profile %s on stderr %d times, want it %v (once)", name, n, tc.ownTool)
+				if n := strings.Count(r.stderr, "--agent-profile "+name); n != 0 == tc.applied || n > 1 {
+					t.Errorf("the proxy named --agent-profile %s on stderr %d times, want it %v (once)", name, n, !tc.applied)
 				}
 			})
 		}

@@ -163,7 +163,9 @@ func emptyList(v json.RawMessage) bool {
 // arguments when the report carries them, from the shapes the agents
 // send: claude-agent-acp titles the call mcp__SERVER__TOOL and sends the
 // arguments as rawInput, as Qwen Code does with the name in
-// _meta.toolName, opencode with the title SERVER_TOOL and Copilot CLI with
+// _meta.toolName (whatever its title: "TOOL (SERVER MCP Server)", or the
+// arguments in its permission request; only the permission request has
+// them), opencode with the title SERVER_TOOL and Copilot CLI with
 // SERVER-TOOL; codex-acp titles it "Tool: SERVER/TOOL" with
 // rawInput {server, tool, arguments}; gemini-cli titles it
 // "TOOL (SERVER MCP Server)" and shows the arguments as JSON text in the

@@ -81,9 +81,13 @@ func mapsValues(m map[string]string) func(func(string) bool) {
 }
 
 // checkScoop checks a Scoop manifest for the fields Scoop's documentation
-// (the App Manifests page of its wiki) asks for and the forms its
-// schema.json gives them. The schema itself is not here: it lives in
-// Scoop's repository, out of reach offline.
+// (the App Manifests page of its wiki) asks for and the rules its
+// schema.json (draft-07) gives them: the known top-level, per-architecture
+// and autoupdate fields (each object there takes no others), the
+// architectures 32bit, 64bit and arm64, version, homepage and license
+// required, a version of word characters, dots, dashes and pluses, and a
+// download URL with no $ in it. The schema file itself lives in Scoop's
+// repository, which no registry reachable offline serves.
 func checkScoop(t *testing.T, file string, r release) {
 	t.Helper()
 	data, err := os.ReadFile(file)
@@ -96,7 +100,7 @@ func checkScoop(t *testing.T, file string, r release) {
 	if err := dec.Decode(&m); err != nil {
 		t.Fatalf("%s: %v", file, err)
 	}
-	known := []string{"##", "architecture", "autoupdate", "bin", "checkver", "depends", "description", "env_add_path",
+	known := []string{"$schema", "##", "architecture", "autoupdate", "bin", "checkver", "depends", "description", "env_add_path",
 		"env_set", "extract_dir", "extract_to", "hash", "homepage", "installer", "license", "notes", "persist",
 		"post_install", "pre_install", "shortcuts", "suggest", "uninstaller", "url", "version"}
 	for k := range m {
@@ -117,6 +121,32 @@ func checkScoop(t *testing.T, file string, r release) {
 		t.Errorf("scoop: homepage %q", m["homepage"])
 	}
 	arch, _ := m["architecture"].(map[string]any)
+	only := func(where string, obj map[string]any, keys ...string) {
+		t.Helper()
+		for k := range obj {
+			if !slices.Contains(keys, k) {
+				t.Errorf("scoop: %s has %q, which the schema does not allow", where, k)
+			}
+		}
+	}
+	arches := []string{"32bit", "64bit", "arm64"}
+	only("architecture", arch, arches...)
+	for a, e := range arch {
+		e, _ := e.(map[string]any)
+		only("architecture."+a, e, "bin", "checkver", "extract_dir", "hash", "installer", "msi", "post_install",
+			"pre_install", "shortcuts", "uninstaller", "url")
+	}
+	au, _ := m["autoupdate"].(map[string]any)
+	only("autoupdate", au, "architecture", "extract_dir", "hash", "note", "notes", "url")
+	aa, _ := au["architecture"].(map[string]any)
+	only("autoupdate.architecture", aa, arches...)
+	for a, e := range aa {
+		e, _ := e.(map[string]any)
+		only("autoupdate.architecture."+a, e, "extract_dir", "hash", "url")
+	}
+	if h, _ := au["hash"].(map[string]any); !regexp.MustCompile(`^\$(url|baseurl).[\w\d]+$`).MatchString(str(h["url"])) {
+		t.Errorf("scoop: autoupdate.hash.url %q", h["url"])
+	}
 	for _, a := range []string{"64bit", "arm64"} {
 		e, _ := arch[a].(map[string]any)
 		url, hash, dir := str(e["url"]), str(e["hash"]), str(e["extract_dir"])
@@ -129,8 +159,6 @@ func checkScoop(t *testing.T, file string, r release) {
 		if dir == "" || !strings.HasPrefix(path.Base(url), dir+".") {
 			t.Errorf("scoop: architecture.%s.extract_dir %q", a, dir)
 		}
-		au, _ := m["autoupdate"].(map[string]any)
-		aa, _ := au["architecture"].(map[string]any)
 		ae, _ := aa[a].(map[string]any)
 		if want := strings.ReplaceAll(url, r.semver, "$version"); str(ae["url"]) != want {
 			t.Errorf("scoop: autoupdate.architecture.%s.url %q, want %q", a, ae["url"], want)

@@ -57,7 +57,9 @@ func TestArchives(t *testing.T) {
 		"docs/guide.md":  "# guide\n", // the README's links land in the archive
 		"docs/notes.txt": "not a page\n",
 	} {
-		os.MkdirAll(filepath.Dir(name), 0o755)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(name, []byte(data), 0o644); err != nil {
 			t.Fatal(err)
 		}

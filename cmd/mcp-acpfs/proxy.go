@@ -112,6 +112,18 @@ Flags:
 	    (apply_patch and the shell cannot be turned off). It is started
 	    once the editor has sent initialize. Tools: read_text_file,
 	    write_text_file, edit_text_file.
+	  opencode: its read, edit and write are turned off through
+	    OPENCODE_CONFIG_CONTENT (merged with yours); it shows the
+	    server's instructions itself. The sessions of one directory
+	    share one server, which gives each call to the session that
+	    is prompting. Tools: read_text_file, read_media_file,
+	    write_text_file, edit_text_file.
+	  copilot: --excluded-tools=view,edit,create (merged with yours)
+	    and --allow-all-mcp-server-instructions. Tools: as opencode.
+	  qwen-code: its own file tools use the editor and stay;
+	    --append-system-prompt gets the instruction, and a copy of its
+	    system defaults turns off tool search, so the tools are there
+	    on the first prompt. Tools: read_media_file.
 	Any agent that advertises sessionCapabilities.systemPrompt gets the
 	instruction there instead. Other agents, and sessions on the disk
 	route, are left as they are, with every file tool. keep changes
@@ -120,7 +132,7 @@ Flags:
 	which profile to apply: auto (the default) knows the agent by its
 	agentInfo at initialize, or by its command line, which is how the
 	settings that go on it are decided; NAME (claude-agent-acp,
-	gemini-cli or codex-acp) applies that profile to an agent started
+	gemini-cli, codex-acp, opencode, copilot or qwen-code) applies that profile to an agent started
 	through a wrapper script, which must pass its arguments on to the
 	agent ("$@"); none applies none. When an agent names
 	itself at initialize as one whose profile has command-line settings
